@@ -1,0 +1,131 @@
+// buildApp(config): the one app factory used by src/main.ts, the CLI and every test. It never listens.
+import path from "node:path";
+import swagger from "@fastify/swagger";
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import Fastify, { type FastifyInstance } from "fastify";
+import pino from "pino";
+import type { Config } from "./config.ts";
+import { openStore, type Store } from "./db/index.ts";
+import { sessionResolver } from "./features/accounts/service.ts";
+import { loadRootKey, type RootKey } from "./features/server/root-key.ts";
+import { serverRoutes } from "./features/server/routes.ts";
+import { authPlugin } from "./http/auth.ts";
+import { registerProblemHandlers } from "./http/problem.ts";
+import { type RateLimits, rateLimits, registerRateLimit } from "./http/rate-limit.ts";
+import { ProblemSchema } from "./http/schemas.ts";
+import { registerSecurityHeaders } from "./http/security-headers.ts";
+import { validatorCompiler } from "./http/validation.ts";
+import { type BlobStore, createFsBlobStore } from "./lib/blob-store.ts";
+import { type Clock, systemClock } from "./lib/clock.ts";
+import { newId } from "./lib/crypto.ts";
+
+declare module "fastify" {
+	interface FastifyInstance {
+		config: Config;
+		store: Store;
+		clock: Clock;
+		blobs: BlobStore;
+		rootKey: RootKey;
+		limits: RateLimits;
+	}
+}
+
+export interface AppDeps {
+	clock?: Clock;
+	blobs?: BlobStore;
+	/** Extra routes registered before the app is ready (tests use it for error-path routes). */
+	extend?: (app: FastifyInstance) => Promise<void>;
+}
+
+export type App = FastifyInstance;
+
+export const API_VERSION = "0.1.0";
+
+export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App> {
+	const clock = deps.clock ?? systemClock;
+	const logger =
+		config.logLevel === "silent"
+			? false
+			: // Asynchronous destination: a log line never blocks a request on a write (design: hot paths).
+				{ level: config.logLevel, stream: pino.destination({ sync: false }) };
+
+	const app = Fastify({
+		logger,
+		disableRequestLogging: true,
+		trustProxy: config.trustProxy,
+		bodyLimit: config.bodyLimit,
+		genReqId: () => newId().slice(0, 12),
+		return503OnClosing: true,
+		forceCloseConnections: "idle",
+		ajv: { customOptions: { removeAdditional: false } },
+	}).withTypeProvider<TypeBoxTypeProvider>();
+
+	app.setValidatorCompiler(validatorCompiler());
+	registerProblemHandlers(app);
+
+	const store = await openStore(config);
+	app.addHook("onClose", async () => {
+		await store.destroy();
+	});
+	try {
+		const rootKey = await loadRootKey(store.db, config.domain, clock);
+		app.decorate("config", config);
+		app.decorate("store", store);
+		app.decorate("clock", clock);
+		app.decorate("blobs", deps.blobs ?? createFsBlobStore(path.join(config.dataDir, "blobs")));
+		app.decorate("rootKey", rootKey);
+		app.decorate("limits", rateLimits(config));
+
+		await app.register(authPlugin);
+		app.authResolvers.session = sessionResolver(store.db);
+		registerSecurityHeaders(app);
+		if (config.logRequests) {
+			app.addHook("onResponse", async (request, reply) => {
+				request.log.info(
+					{
+						method: request.method,
+						url: request.routeOptions.url,
+						status: reply.statusCode,
+						ms: reply.elapsedTime,
+					},
+					"request",
+				);
+			});
+		}
+
+		app.addSchema(ProblemSchema);
+		await app.register(swagger, {
+			openapi: {
+				openapi: "3.1.0",
+				info: {
+					title: "Living-grant sharing and collection service",
+					version: API_VERSION,
+					description: "Every error is application/problem+json with a `code`; see docs/api.md.",
+				},
+				components: {
+					securitySchemes: {
+						ApiKey: { type: "apiKey", in: "header", name: "X-API-Key" },
+						Session: {
+							type: "http",
+							scheme: "bearer",
+							description: "session token from /api/passkeys/token",
+						},
+						Connection: { type: "apiKey", in: "header", name: "X-Svc-Connection" },
+					},
+				},
+			},
+			refResolver: { buildLocalReference: (json, _base, _frag, i) => (json.$id as string) ?? `def-${i}` },
+		});
+		await registerRateLimit(app, config);
+
+		await app.register(serverRoutes);
+		if (deps.extend) await deps.extend(app);
+		app.get("/api/openapi.json", { schema: { hide: true } }, async () => app.swagger());
+
+		await app.ready();
+	} catch (err) {
+		await app.close();
+		throw err;
+	}
+	return app;
+}

@@ -1,0 +1,285 @@
+// Configuration from one schema: every option has a default and a description, is validated at
+// start, and the README's table is generated from this list (scripts/config-table.ts; a test
+// fails when the README drifts).
+import path from "node:path";
+
+export interface Config {
+	domain: string;
+	host: string;
+	port: number;
+	dataDir: string;
+	databaseUrl: string;
+	databaseSchema: string;
+	redisUrl: string;
+	allowSignups: boolean;
+	maxFileSize: number;
+	allowAttestations: boolean;
+	allowPrivateCallbacks: boolean;
+	peerOverrides: Record<string, string>;
+	grantMaxAge: number;
+	ratelimitConnectRequests: number;
+	dnsServers: string[];
+	sqliteSynchronous: "NORMAL" | "FULL";
+	logLevel: string;
+	logRequests: boolean;
+	trustProxy: boolean;
+	bodyLimit: number;
+	shutdownTimeout: number;
+}
+
+type Env = Record<string, string | undefined>;
+
+interface Option<K extends keyof Config> {
+	key: K;
+	env: string;
+	default: string;
+	description: string;
+	parse: (raw: string, name: string) => Config[K];
+}
+
+export class ConfigError extends Error {}
+
+function bool(raw: string, name: string): boolean {
+	const v = raw.trim().toLowerCase();
+	if (["1", "true", "yes", "on"].includes(v)) return true;
+	if (["0", "false", "no", "off", ""].includes(v)) return false;
+	throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+function int(min: number, max = Number.MAX_SAFE_INTEGER) {
+	return (raw: string, name: string): number => {
+		const n = Number(raw.trim());
+		if (!Number.isInteger(n) || n < min || n > max) {
+			throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+		}
+		return n;
+	};
+}
+
+function text(raw: string): string {
+	return raw.trim();
+}
+
+function domain(raw: string, name: string): string {
+	const v = raw.trim().toLowerCase();
+	// A DNS name (optionally with a port for local development is not allowed: the port is PORT).
+	if (!/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/.test(v)) {
+		throw new ConfigError(`${name} must be a bare domain name such as example.org, got "${raw}"`);
+	}
+	return v;
+}
+
+function databaseUrl(raw: string, name: string): string {
+	const v = raw.trim();
+	if (v !== "" && !/^postgres(ql)?:\/\//.test(v)) {
+		throw new ConfigError(`${name} must be empty (SQLite) or a postgres:// URL`);
+	}
+	return v;
+}
+
+function peerOverrides(raw: string, name: string): Record<string, string> {
+	const out: Record<string, string> = Object.create(null);
+	for (const part of raw.split(",").map((s) => s.trim())) {
+		if (part === "") continue;
+		const eq = part.indexOf("=");
+		const host = part.slice(0, eq).trim().toLowerCase();
+		const base = part.slice(eq + 1).trim();
+		let url: URL;
+		try {
+			url = new URL(base);
+		} catch {
+			throw new ConfigError(`${name}: "${part}" is not domain=http(s)://host:port`);
+		}
+		if (eq <= 0 || !/^https?:$/.test(url.protocol)) {
+			throw new ConfigError(`${name}: "${part}" is not domain=http(s)://host:port`);
+		}
+		out[host] = url.origin;
+	}
+	return out;
+}
+
+function hostPortList(raw: string, name: string): string[] {
+	const list = raw
+		.split(",")
+		.map((s) => s.trim())
+		.filter(Boolean);
+	for (const item of list) {
+		if (!/^(\[[0-9a-f:]+\]|[^:\s]+)(:\d{1,5})?$/i.test(item)) {
+			throw new ConfigError(`${name}: "${item}" is not host or host:port`);
+		}
+	}
+	return list;
+}
+
+function synchronous(raw: string, name: string): "NORMAL" | "FULL" {
+	const v = raw.trim().toUpperCase();
+	if (v !== "NORMAL" && v !== "FULL") throw new ConfigError(`${name} must be NORMAL or FULL`);
+	return v;
+}
+
+function logLevel(raw: string, name: string): string {
+	const v = raw.trim().toLowerCase();
+	if (!["fatal", "error", "warn", "info", "debug", "trace", "silent"].includes(v)) {
+		throw new ConfigError(`${name} must be one of fatal, error, warn, info, debug, trace, silent`);
+	}
+	return v;
+}
+
+function maxFileSize(raw: string, name: string): number {
+	const n = Number(raw.trim());
+	if (n === -1) return -1;
+	return int(1)(raw, name);
+}
+
+export const options: Option<keyof Config>[] = [
+	o(
+		"domain",
+		"DOMAIN",
+		"localhost",
+		"Domain the server claims; the relying party id for passkeys and the OIDC issuer host. `localhost` is the development mode (origin `http://localhost:<PORT>`).",
+		domain,
+	),
+	o("port", "PORT", "8080", "TCP port to listen on.", int(0, 65535)),
+	o("host", "HOST", "0.0.0.0", "Address to bind.", text),
+	o("dataDir", "DATA_DIR", "./data", "Folder for the SQLite database and the blob store.", text),
+	o(
+		"databaseUrl",
+		"DATABASE_URL",
+		"",
+		"`postgres://…` to use PostgreSQL; empty uses SQLite at `DATA_DIR/svc.sqlite`.",
+		databaseUrl,
+	),
+	o(
+		"databaseSchema",
+		"DATABASE_SCHEMA",
+		"",
+		"PostgreSQL schema to use (created if missing); empty uses the connection's default search path.",
+		text,
+	),
+	o(
+		"redisUrl",
+		"REDIS_URL",
+		"",
+		"`redis://…` to share rate-limit counters between nodes; empty keeps them in memory.",
+		text,
+	),
+	o(
+		"allowSignups",
+		"ALLOW_SIGNUPS",
+		"false",
+		"Allow anyone to create an account with a passkey. Off: only operator tickets (`svc admin ticket`).",
+		bool,
+	),
+	o(
+		"maxFileSize",
+		"MAX_FILE_SIZE",
+		"104857600",
+		"Upload cap in bytes; `-1` means no cap. Advertised at `/api/server` as `limits.maxFileSize`.",
+		maxFileSize,
+	),
+	o(
+		"allowAttestations",
+		"ALLOW_ATTESTATIONS",
+		"false",
+		"Allow members holding `attestations:issue` to issue SD-JWT VC attestations.",
+		bool,
+	),
+	o(
+		"allowPrivateCallbacks",
+		"ALLOW_PRIVATE_CALLBACKS",
+		"false",
+		"Allow callback URLs on loopback and private ranges (link-local, multicast and 0.0.0.0 stay blocked).",
+		bool,
+	),
+	o(
+		"peerOverrides",
+		"PEER_OVERRIDES",
+		"",
+		"`domain=http://127.0.0.1:4001,…`: where to reach a peer domain in development (plain http and loopback allowed for it; the TXT pin still applies).",
+		peerOverrides,
+	),
+	o(
+		"grantMaxAge",
+		"GRANT_MAX_AGE",
+		"60",
+		"Seconds a reader may keep values read with `POST /api/grants/resolve` (`maxAge`).",
+		int(0, 86400),
+	),
+	o(
+		"ratelimitConnectRequests",
+		"RATELIMIT_CONNECT_REQUESTS",
+		"60",
+		"Requests per minute per IP at `POST /api/connect/token`.",
+		int(1),
+	),
+	o(
+		"dnsServers",
+		"DNS_SERVERS",
+		"",
+		"`host:port,…` resolvers for `_svc` TXT look-ups; empty uses the system resolver.",
+		hostPortList,
+	),
+	o(
+		"sqliteSynchronous",
+		"SQLITE_SYNCHRONOUS",
+		"NORMAL",
+		"SQLite `synchronous` pragma: `NORMAL` survives a process crash; `FULL` also survives a power cut, slower.",
+		synchronous,
+	),
+	o("logLevel", "LOG_LEVEL", "info", "pino log level (`silent` to turn logging off).", logLevel),
+	o(
+		"logRequests",
+		"LOG_REQUESTS",
+		"false",
+		"Write one access line per request (errors and 5xx are always logged).",
+		bool,
+	),
+	o(
+		"trustProxy",
+		"TRUST_PROXY",
+		"false",
+		"Trust `X-Forwarded-For` from a reverse proxy when deriving the client IP for rate limits.",
+		bool,
+	),
+	o(
+		"bodyLimit",
+		"BODY_LIMIT",
+		"1048576",
+		"Largest JSON or form body in bytes (file uploads use `MAX_FILE_SIZE`).",
+		int(1024),
+	),
+	o(
+		"shutdownTimeout",
+		"SHUTDOWN_TIMEOUT",
+		"10000",
+		"Milliseconds to let in-flight requests finish on SIGTERM/SIGINT before exiting.",
+		int(0),
+	),
+];
+
+function o<K extends keyof Config>(
+	key: K,
+	env: string,
+	def: string,
+	description: string,
+	parse: (raw: string, name: string) => Config[K],
+): Option<keyof Config> {
+	return { key, env, default: def, description, parse } as unknown as Option<keyof Config>;
+}
+
+/** Reads the configuration from `env`; `overrides` win (tests build many apps in one process). */
+export function loadConfig(env: Env = process.env, overrides: Partial<Config> = {}): Config {
+	const out: Partial<Record<keyof Config, unknown>> = {};
+	for (const opt of options) {
+		const raw = env[opt.env];
+		out[opt.key] = opt.parse(raw === undefined ? opt.default : raw, opt.env);
+	}
+	const config = { ...(out as Config), ...overrides };
+	config.dataDir = path.resolve(config.dataDir);
+	return config;
+}
+
+/** The origin browsers and clients use: `https://<domain>`, or `http://localhost:<port>` in development. */
+export function publicOrigin(config: Pick<Config, "domain" | "port">): string {
+	return config.domain === "localhost" ? `http://localhost:${config.port}` : `https://${config.domain}`;
+}

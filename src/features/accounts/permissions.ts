@@ -1,0 +1,59 @@
+// The permission catalogue (design file): each permission expands to the scopes an API key or a
+// member's role carries. Scopes are `<resource>:<action>` with `*` for every action.
+
+export interface Permission {
+	name: string;
+	label: string;
+	scopes: string[];
+}
+
+export const permissions: readonly Permission[] = [
+	{ name: "vault:read", label: "Read vault records and sections", scopes: ["record:read", "section:read"] },
+	{ name: "vault:write", label: "Change vault records and sections", scopes: ["record:*", "section:*"] },
+	{ name: "links:read", label: "Read shares", scopes: ["link:read"] },
+	{ name: "links:write", label: "Create, change and revoke shares", scopes: ["link:*"] },
+	{ name: "requests:read", label: "Read requests and what they collected", scopes: ["request:read"] },
+	{ name: "requests:write", label: "Create, change and close requests", scopes: ["request:*"] },
+	{ name: "templates:read", label: "Read templates", scopes: ["template:read"] },
+	{ name: "templates:write", label: "Create and change templates", scopes: ["template:*"] },
+	{ name: "members:read", label: "Read the workspace's members", scopes: ["member:read"] },
+	{ name: "members:write", label: "Invite, change and remove members", scopes: ["member:*"] },
+	{ name: "identities:read", label: "Read identities and certificates", scopes: ["identity:read"] },
+	{ name: "attestations:read", label: "Read attestations", scopes: ["attestation:read"] },
+	{ name: "attestations:issue", label: "Issue attestations", scopes: ["attestation:*"] },
+	{ name: "notifications:read", label: "Read and mark notifications", scopes: ["notification:*"] },
+];
+
+const byName = new Map(permissions.map((p) => [p.name, p]));
+
+/** Permissions an API key may never carry: a key never opens the vault. */
+export const VAULT_PERMISSIONS = new Set(["vault:read", "vault:write"]);
+export const VAULT_SCOPES = new Set(["record:*", "section:*", "record:read", "section:read"]);
+
+export function findPermission(name: string): Permission | undefined {
+	return byName.get(name);
+}
+
+/** Expands permission names into the sorted, de-duplicated scope list stored with a key. */
+export function expandPermissions(names: readonly string[]): string[] {
+	const scopes = new Set<string>();
+	for (const name of names) {
+		for (const s of byName.get(name)?.scopes ?? []) scopes.add(s);
+	}
+	return [...scopes].sort();
+}
+
+/** True when `held` covers `needed`: `link:read` is covered by `link:read` or `link:*`. */
+export function hasScope(held: readonly string[], needed: string): boolean {
+	const [resource] = needed.split(":");
+	return held.includes(needed) || held.includes(`${resource}:*`);
+}
+
+export type Role = "owner" | "admin" | "member";
+
+/** What each workspace role holds. Issuing attestations is for administrators only (spec rule 8). */
+export const rolePermissions: Record<Role, readonly string[]> = {
+	owner: permissions.map((p) => p.name),
+	admin: permissions.map((p) => p.name),
+	member: permissions.map((p) => p.name).filter((n) => n !== "attestations:issue" && n !== "members:write"),
+};

@@ -1,0 +1,100 @@
+// Accounts own a personal workspace created with them; sessions are opaque random tokens stored
+// as SHA-256 hashes and sent as `Authorization: Bearer`.
+import type { Kysely, Transaction } from "kysely";
+import type { Database } from "../../db/schema.ts";
+import type { AccountCaller, SessionResolver } from "../../http/auth.ts";
+import { AppError } from "../../http/errors.ts";
+import { newId, randomToken, sha256Hex } from "../../lib/crypto.ts";
+import { expandPermissions, type Role, rolePermissions } from "./permissions.ts";
+import * as store from "./store.ts";
+
+export const SESSION_TTL_MS = 30 * 24 * 60 * 60 * 1000;
+
+/** Lower-cased and trimmed; the one form stored and compared. */
+export function normalizeEmail(email: string): string {
+	return email.trim().toLowerCase();
+}
+
+// Deliberately simple (WHATWG's form check): one @, a dot in the domain, no spaces, sane lengths.
+const EMAIL =
+	/^[a-z0-9.!#$%&'*+/=?^_`{|}~-]{1,64}@[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+$/;
+
+export function isValidEmail(email: string): boolean {
+	return email.length <= 254 && EMAIL.test(email);
+}
+
+export interface NewAccount {
+	accountId: string;
+	workspaceId: string;
+}
+
+/** Creates the account, its personal workspace and the owner membership in the given transaction. */
+export async function createAccount(
+	trx: Transaction<Database> | Kysely<Database>,
+	input: { email: string; name?: string },
+	now: number,
+): Promise<NewAccount> {
+	const email = normalizeEmail(input.email);
+	const name = input.name?.trim() || (email.split("@")[0] as string);
+	const accountId = newId();
+	const workspaceId = newId();
+	await store.insertAccount(trx, { id: accountId, email, name, created: now, updated: now });
+	await store.insertWorkspace(trx, {
+		id: workspaceId,
+		name: `${name}'s vault`,
+		owner: accountId,
+		personal: 1,
+		created: now,
+		updated: now,
+	});
+	await store.insertMember(trx, {
+		id: newId(),
+		workspace: workspaceId,
+		account: accountId,
+		role: "owner",
+		created: now,
+		updated: now,
+	});
+	return { accountId, workspaceId };
+}
+
+/** Mints a session; the plaintext token is returned once and only its hash is kept. */
+export async function createSession(
+	db: Kysely<Database> | Transaction<Database>,
+	accountId: string,
+	now: number,
+): Promise<{ token: string; sessionId: string; expires: number }> {
+	const token = randomToken(32);
+	const sessionId = newId();
+	const expires = now + SESSION_TTL_MS;
+	await store.insertSession(db, {
+		id: sessionId,
+		token_hash: sha256Hex(token),
+		account: accountId,
+		created: now,
+		expires,
+		last_used: now,
+	});
+	return { token, sessionId, expires };
+}
+
+export function sessionResolver(db: Kysely<Database>): SessionResolver {
+	return async (tokenHash, workspaceHint, now) => {
+		const row = await store.findSessionMembership(db, tokenHash, workspaceHint, now);
+		if (!row) {
+			// A live session asking for a workspace it is not a member of is refused, not a guest.
+			if (workspaceHint !== undefined && (await store.sessionExists(db, tokenHash, now))) {
+				throw new AppError("forbidden", "Not a member of the workspace named in X-Workspace");
+			}
+			return undefined;
+		}
+		const caller: AccountCaller = {
+			kind: "session",
+			accountId: row.accountId,
+			workspaceId: row.workspace,
+			scopes: expandPermissions(rolePermissions[row.role as Role] ?? []),
+			credentialId: row.sessionId,
+		};
+		return caller;
+	};
+}

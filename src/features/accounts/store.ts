@@ -1,0 +1,66 @@
+import type { Kysely, Transaction } from "kysely";
+import type { AccountTable, Database, MemberTable, SessionTable, WorkspaceTable } from "../../db/schema.ts";
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+export function insertAccount(db: Db, row: AccountTable) {
+	return db.insertInto("accounts").values(row).execute();
+}
+
+export function insertWorkspace(db: Db, row: WorkspaceTable) {
+	return db.insertInto("workspaces").values(row).execute();
+}
+
+export function insertMember(db: Db, row: MemberTable) {
+	return db.insertInto("members").values(row).execute();
+}
+
+export function findAccountByEmail(db: Db, email: string) {
+	return db.selectFrom("accounts").selectAll().where("email", "=", email).executeTakeFirst();
+}
+
+export function findAccount(db: Db, id: string) {
+	return db.selectFrom("accounts").selectAll().where("id", "=", id).executeTakeFirst();
+}
+
+export function insertSession(db: Db, row: SessionTable) {
+	return db.insertInto("sessions").values(row).execute();
+}
+
+export function deleteSession(db: Db, id: string) {
+	return db.deleteFrom("sessions").where("id", "=", id).execute();
+}
+
+/** The live session for a token hash with the caller's membership in the hinted (or first) workspace. */
+export async function findSessionMembership(
+	db: Db,
+	tokenHash: string,
+	workspace: string | undefined,
+	now: number,
+) {
+	let q = db
+		.selectFrom("sessions")
+		.innerJoin("members", "members.account", "sessions.account")
+		.select([
+			"sessions.id as sessionId",
+			"sessions.account as accountId",
+			"members.workspace",
+			"members.role",
+		])
+		.where("sessions.token_hash", "=", tokenHash)
+		.where("sessions.expires", ">", now);
+	q =
+		workspace === undefined
+			? q.orderBy("members.created").orderBy("members.id")
+			: q.where("members.workspace", "=", workspace);
+	return q.limit(1).executeTakeFirst();
+}
+
+export function sessionExists(db: Db, tokenHash: string, now: number) {
+	return db
+		.selectFrom("sessions")
+		.select("id")
+		.where("token_hash", "=", tokenHash)
+		.where("expires", ">", now)
+		.executeTakeFirst();
+}

@@ -1,0 +1,91 @@
+// The server's root key (RSA-2048): the certificate authority for identities and the signer of
+// every `{payload, signature}` statement. Generated on first start, kept in the database so every
+// node signs with the same key.
+import crypto from "node:crypto";
+import * as x509 from "@peculiar/x509";
+import type { Kysely } from "kysely";
+import type { Database } from "../../db/schema.ts";
+import type { Clock } from "../../lib/clock.ts";
+import { spkiFingerprint } from "../../lib/crypto.ts";
+import { findKey, insertKeyIfAbsent } from "./store.ts";
+
+export interface RootKey {
+	privateKey: crypto.KeyObject;
+	publicKey: crypto.KeyObject;
+	publicPem: string;
+	/** Lowercase hex SHA-256 of the SPKI DER. */
+	fingerprint: string;
+	/** Self-signed CA certificate (PEM) that issues identity certificates. */
+	certificatePem: string;
+}
+
+const ROOT = "root";
+const CA_YEARS = 30;
+export const RSA_SHA256 = { name: "RSASSA-PKCS1-v1_5", hash: "SHA-256" } as const;
+
+export async function loadRootKey(db: Kysely<Database>, domain: string, clock: Clock): Promise<RootKey> {
+	let row = await findKey(db, ROOT);
+	if (!row) {
+		const fresh = await generateRoot(domain, clock);
+		await insertKeyIfAbsent(db, { name: ROOT, ...fresh, created: clock.now() });
+		row = await findKey(db, ROOT);
+		if (!row) throw new Error("root key could not be stored");
+	}
+	const privateKey = crypto.createPrivateKey(row.private_pem);
+	const publicKey = crypto.createPublicKey(row.public_pem);
+	return {
+		privateKey,
+		publicKey,
+		publicPem: row.public_pem,
+		fingerprint: spkiFingerprint(publicKey),
+		certificatePem: row.certificate_pem ?? "",
+	};
+}
+
+async function generateRoot(domain: string, clock: Clock) {
+	const { privateKey, publicKey } = crypto.generateKeyPairSync("rsa", { modulusLength: 2048 });
+	const webcrypto = crypto.webcrypto;
+	const keys: crypto.webcrypto.CryptoKeyPair = {
+		privateKey: await webcrypto.subtle.importKey(
+			"pkcs8",
+			privateKey.export({ type: "pkcs8", format: "der" }),
+			RSA_SHA256,
+			false,
+			["sign"],
+		),
+		publicKey: await webcrypto.subtle.importKey(
+			"spki",
+			publicKey.export({ type: "spki", format: "der" }),
+			RSA_SHA256,
+			true,
+			["verify"],
+		),
+	};
+	const notBefore = new Date(clock.now() - 60_000);
+	const notAfter = new Date(notBefore);
+	notAfter.setUTCFullYear(notAfter.getUTCFullYear() + CA_YEARS);
+	const cert = await x509.X509CertificateGenerator.createSelfSigned(
+		{
+			serialNumber: crypto
+				.randomBytes(16)
+				.toString("hex")
+				.replace(/^[89a-f]/, "1"),
+			name: `CN=${domain} root, O=svc`,
+			notBefore,
+			notAfter,
+			keys: keys as never,
+			signingAlgorithm: RSA_SHA256,
+			extensions: [
+				new x509.BasicConstraintsExtension(true, 0, true),
+				new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign, true),
+				await x509.SubjectKeyIdentifierExtension.create(keys.publicKey as never, false, webcrypto as never),
+			],
+		},
+		webcrypto as never,
+	);
+	return {
+		private_pem: privateKey.export({ type: "pkcs8", format: "pem" }).toString(),
+		public_pem: publicKey.export({ type: "spki", format: "pem" }).toString(),
+		certificate_pem: cert.toString("pem"),
+	};
+}

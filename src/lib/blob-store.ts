@@ -1,0 +1,122 @@
+// A small blob store: a folder under DATA_DIR. Another backend (S3 and the like) implements the
+// same interface. Writes stream through a running size check into a temporary file that is
+// renamed into place only when complete, so a refused or interrupted upload leaves nothing.
+import crypto from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import { type Readable, Transform } from "node:stream";
+import { pipeline } from "node:stream/promises";
+
+export interface BlobInfo {
+	key: string;
+	size: number;
+	sha256: string;
+}
+
+export interface BlobStore {
+	/** Streams `source` into a new blob; rejects with BlobTooLargeError past `maxBytes` (-1 = no cap). */
+	put(source: Readable, options?: { maxBytes?: number; key?: string }): Promise<BlobInfo>;
+	get(key: string, range?: { start: number; end: number }): Promise<Readable>;
+	size(key: string): Promise<number | undefined>;
+	delete(key: string): Promise<void>;
+	/** Keys with their modification time, for sweeping blobs no row points at. */
+	list(): AsyncIterable<{ key: string; modified: number }>;
+}
+
+export class BlobTooLargeError extends Error {
+	constructor(readonly maxBytes: number) {
+		super(`blob exceeds ${maxBytes} bytes`);
+		this.name = "BlobTooLargeError";
+	}
+}
+
+export class BlobNotFoundError extends Error {
+	constructor(key: string) {
+		super(`blob ${key} not found`);
+		this.name = "BlobNotFoundError";
+	}
+}
+
+const KEY = /^[a-z0-9]{16,64}$/;
+
+export function createFsBlobStore(root: string): BlobStore {
+	const objects = path.join(root, "objects");
+	const tmp = path.join(root, "tmp");
+	fs.mkdirSync(objects, { recursive: true });
+	fs.mkdirSync(tmp, { recursive: true });
+	const where = (key: string) => {
+		if (!KEY.test(key)) throw new BlobNotFoundError(key);
+		return path.join(objects, key.slice(0, 2), key);
+	};
+
+	return {
+		async put(source, options = {}) {
+			const key = options.key ?? crypto.randomBytes(16).toString("hex");
+			const max = options.maxBytes ?? -1;
+			const partial = path.join(tmp, `${key}.${process.pid}.part`);
+			const hash = crypto.createHash("sha256");
+			let size = 0;
+			const meter = new Transform({
+				transform(chunk: Buffer, _enc, done) {
+					size += chunk.length;
+					if (max >= 0 && size > max) return done(new BlobTooLargeError(max));
+					hash.update(chunk);
+					done(null, chunk);
+				},
+			});
+			try {
+				await pipeline(source, meter, fs.createWriteStream(partial, { flags: "wx" }));
+				const final = where(key);
+				await fs.promises.mkdir(path.dirname(final), { recursive: true });
+				await fs.promises.rename(partial, final);
+			} catch (err) {
+				await fs.promises.rm(partial, { force: true });
+				source.resume?.();
+				throw err;
+			}
+			return { key, size, sha256: hash.digest("hex") };
+		},
+		async get(key, range) {
+			const file = where(key);
+			try {
+				await fs.promises.access(file);
+			} catch {
+				throw new BlobNotFoundError(key);
+			}
+			return fs.createReadStream(file, range ? { start: range.start, end: range.end } : {});
+		},
+		async size(key) {
+			try {
+				return (await fs.promises.stat(where(key))).size;
+			} catch {
+				return undefined;
+			}
+		},
+		async delete(key) {
+			await fs.promises.rm(where(key), { force: true });
+		},
+		async *list() {
+			for (const dir of await fs.promises.readdir(objects)) {
+				for (const name of await fs.promises.readdir(path.join(objects, dir))) {
+					const stat = await fs.promises.stat(path.join(objects, dir, name));
+					yield { key: name, modified: stat.mtimeMs };
+				}
+			}
+		},
+	};
+}
+
+/** Removes partial uploads left by a process that died mid-write. */
+export async function sweepPartials(root: string, olderThanMs: number, now = Date.now()): Promise<number> {
+	const tmp = path.join(root, "tmp");
+	let removed = 0;
+	for (const name of await fs.promises.readdir(tmp).catch(() => [] as string[])) {
+		const file = path.join(tmp, name);
+		const stat = await fs.promises.stat(file).catch(() => undefined);
+		if (stat && now - stat.mtimeMs > olderThanMs) {
+			await fs.promises.rm(file, { force: true });
+			removed++;
+		}
+	}
+	return removed;
+}

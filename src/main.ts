@@ -1,0 +1,57 @@
+// Process entry: read config, build the app, listen, stop cleanly on SIGTERM/SIGINT.
+import { buildApp } from "./app.ts";
+import { ConfigError, loadConfig } from "./config.ts";
+
+export async function serve(env = process.env): Promise<void> {
+	let config: ReturnType<typeof loadConfig>;
+	try {
+		config = loadConfig(env);
+	} catch (err) {
+		if (err instanceof ConfigError) {
+			process.stderr.write(`configuration error: ${err.message}\n`);
+			process.exit(2);
+		}
+		throw err;
+	}
+	const app = await buildApp(config);
+	await app.listen({ port: config.port, host: config.host });
+	app.log.info(
+		{
+			domain: config.domain,
+			database: app.store.dialect,
+			dataDir: config.dataDir,
+			fingerprint: app.rootKey.fingerprint,
+		},
+		"serving",
+	);
+
+	let stopping = false;
+	const stop = (signal: string) => {
+		if (stopping) return;
+		stopping = true;
+		app.log.info({ signal }, "stopping: no new connections, finishing in-flight requests");
+		// Past the timeout, leave anyway: a hung request must not keep a node from restarting.
+		const timer = setTimeout(() => {
+			app.log.error("shutdown timed out");
+			process.exit(1);
+		}, config.shutdownTimeout);
+		timer.unref();
+		app.close().then(
+			() => process.exit(0),
+			(err: unknown) => {
+				app.log.error({ err }, "error while stopping");
+				process.exit(1);
+			},
+		);
+	};
+	process.on("SIGTERM", () => stop("SIGTERM"));
+	process.on("SIGINT", () => stop("SIGINT"));
+}
+
+const entry = process.argv[1] ?? "";
+if (/[\\/]main\.(ts|js)$/.test(entry)) {
+	serve().catch((err: unknown) => {
+		process.stderr.write(`failed to start: ${err instanceof Error ? err.stack : String(err)}\n`);
+		process.exit(1);
+	});
+}
