@@ -1,5 +1,5 @@
 // Discovery: health, the server claim, the CA's public material and the permission catalogue.
-import type { FastifyInstance } from "fastify";
+import type { FastifyPluginAsync } from "fastify";
 import { Type } from "typebox";
 import { publicOrigin } from "../../config.ts";
 import { errors } from "../../http/schemas.ts";
@@ -25,7 +25,7 @@ const ServerClaimResponse = Type.Object({
 	limits: Type.Object({ maxFileSize: Type.Integer({ description: "bytes; -1 means no cap" }) }),
 });
 
-export async function serverRoutes(app: FastifyInstance): Promise<void> {
+export const serverRoutes: FastifyPluginAsync = async (app) => {
 	const { config, rootKey, clock } = app;
 	const origin = publicOrigin(config);
 
@@ -126,4 +126,4 @@ export async function serverRoutes(app: FastifyInstance): Promise<void> {
 		},
 		async () => ({ permissions }),
 	);
-}
+};
