@@ -44,10 +44,29 @@ export interface SessionTable {
 	last_used: number;
 }
 
+export interface PasskeyTable {
+	id: string;
+	account: string;
+	name: string;
+	/** base64url WebAuthn credential id. */
+	credential_id: string;
+	/** base64url COSE public key. */
+	public_key: string;
+	counter: number;
+	/** JSON array of transports. */
+	transports: string;
+	device_type: string;
+	backed_up: number;
+	created: number;
+	updated: number;
+	last_used: number | null;
+}
+
 export interface Database {
 	server_keys: ServerKeyTable;
 	accounts: AccountTable;
 	workspaces: WorkspaceTable;
 	members: MemberTable;
 	sessions: SessionTable;
+	passkeys: PasskeyTable;
 }
