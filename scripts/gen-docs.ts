@@ -3,6 +3,7 @@
 import fs from "node:fs";
 import { options } from "../src/config.ts";
 import { permissions } from "../src/features/accounts/permissions.ts";
+import { collectionTables } from "../src/features/collections/docs.ts";
 import { errorCodes } from "../src/http/errors.ts";
 
 const cell = (s: string) => s.replaceAll("|", "\\|").replaceAll("\n", " ");
@@ -44,6 +45,7 @@ const targets: [string, [string, () => string][]][] = [
 		[
 			["errors", errorTable],
 			["permissions", permissionTable],
+			["collections", collectionTables],
 		],
 	],
 ];

@@ -2,15 +2,24 @@
 import path from "node:path";
 import swagger from "@fastify/swagger";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
-import Fastify, { type FastifyInstance } from "fastify";
+import Fastify, { type FastifyInstance, LogController } from "fastify";
 import pino from "pino";
 import type { Config } from "./config.ts";
 import { openStore, type Store } from "./db/index.ts";
+import { accountRoutes } from "./features/accounts/routes.ts";
 import { sessionResolver } from "./features/accounts/service.ts";
+import { apiKeyResolver } from "./features/apikeys/service.ts";
+import { challengeRoutes, createChallengeScopes } from "./features/challenges/routes.ts";
+import { collectionRoutes } from "./features/collections/routes.ts";
+import { identityRoutes } from "./features/identity/routes.ts";
+import { passkeyPageRoutes } from "./features/passkeys/page.ts";
+import { passkeyRoutes } from "./features/passkeys/routes.ts";
 import { loadRootKey, type RootKey } from "./features/server/root-key.ts";
 import { serverRoutes } from "./features/server/routes.ts";
+import { fileRoutes } from "./features/vault/files/routes.ts";
+import { createWorkspaceHooks } from "./features/workspaces/hooks.ts";
 import { authPlugin } from "./http/auth.ts";
-import { registerProblemHandlers } from "./http/problem.ts";
+import { frameworkProblem, registerProblemHandlers } from "./http/problem.ts";
 import { type RateLimits, rateLimits, registerRateLimit } from "./http/rate-limit.ts";
 import { ProblemSchema } from "./http/schemas.ts";
 import { registerSecurityHeaders } from "./http/security-headers.ts";
@@ -27,6 +36,8 @@ declare module "fastify" {
 		blobs: BlobStore;
 		rootKey: RootKey;
 		limits: RateLimits;
+		/** Every route registered, for the OpenAPI completeness test and the bench. */
+		routeList: { method: string; url: string; hidden: boolean }[];
 	}
 }
 
@@ -35,6 +46,8 @@ export interface AppDeps {
 	blobs?: BlobStore;
 	/** Extra routes registered before the app is ready (tests use it for error-path routes). */
 	extend?: (app: FastifyInstance) => Promise<void>;
+	/** Where log lines go instead of stdout (tests read them). */
+	logStream?: NodeJS.WritableStream;
 }
 
 export type App = FastifyInstance;
@@ -46,21 +59,40 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
 	const logger =
 		config.logLevel === "silent"
 			? false
-			: // Asynchronous destination: a log line never blocks a request on a write (design: hot paths).
-				{ level: config.logLevel, stream: pino.destination({ sync: false }) };
+			: {
+					level: config.logLevel,
+					// Asynchronous destination: a log line never blocks a request on a write (design: hot paths).
+					stream: deps.logStream ?? pino.destination({ sync: false }),
+					redact: [
+						"req.headers.authorization",
+						'req.headers["x-api-key"]',
+						'req.headers["x-svc-connection"]',
+					],
+				};
 
 	const app = Fastify({
 		logger,
-		disableRequestLogging: true,
+		// One access line per request only when LOG_REQUESTS is on (hook below); errors always log.
+		logController: new LogController({ disableRequestLogging: true }),
 		trustProxy: config.trustProxy,
 		bodyLimit: config.bodyLimit,
 		genReqId: () => newId().slice(0, 12),
 		return503OnClosing: true,
+		frameworkErrors: frameworkProblem,
 		forceCloseConnections: "idle",
 		ajv: { customOptions: { removeAdditional: false } },
 	}).withTypeProvider<TypeBoxTypeProvider>();
 
 	app.setValidatorCompiler(validatorCompiler());
+	// Only JSON (and, per route, multipart) bodies: a text/plain body is 415, not a string to validate.
+	app.removeContentTypeParser("text/plain");
+	const routeList: FastifyInstance["routeList"] = [];
+	app.decorate("routeList", routeList);
+	app.addHook("onRoute", (route) => {
+		const methods = Array.isArray(route.method) ? route.method : [route.method];
+		const hidden = Boolean((route.schema as { hide?: boolean } | undefined)?.hide);
+		for (const method of methods) if (method !== "HEAD") routeList.push({ method, url: route.url, hidden });
+	});
 	registerProblemHandlers(app);
 
 	const store = await openStore(config);
@@ -75,9 +107,14 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
 		app.decorate("blobs", deps.blobs ?? createFsBlobStore(path.join(config.dataDir, "blobs")));
 		app.decorate("rootKey", rootKey);
 		app.decorate("limits", rateLimits(config));
+		// Features with challengeable slugs register here (registerChallengeScope).
+		app.decorate("challengeScopes", createChallengeScopes());
+		// Features with rows a workspace deletion must revoke or remove register here.
+		app.decorate("workspaceHooks", createWorkspaceHooks());
 
 		await app.register(authPlugin);
 		app.authResolvers.session = sessionResolver(store.db);
+		app.authResolvers.apiKey = apiKeyResolver(store.db);
 		registerSecurityHeaders(app);
 		if (config.logRequests) {
 			app.addHook("onResponse", async (request, reply) => {
@@ -119,6 +156,13 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
 		await registerRateLimit(app, config);
 
 		await app.register(serverRoutes);
+		await app.register(identityRoutes);
+		await app.register(challengeRoutes);
+		await app.register(accountRoutes);
+		await app.register(passkeyRoutes);
+		await app.register(passkeyPageRoutes);
+		await app.register(collectionRoutes);
+		await app.register(fileRoutes);
 		if (deps.extend) await deps.extend(app);
 		app.get("/api/openapi.json", { schema: { hide: true } }, async () => app.swagger());
 

@@ -22,7 +22,7 @@ type DbConfig = Pick<Config, "databaseUrl" | "databaseSchema" | "dataDir" | "sql
 
 export async function openStore(config: DbConfig): Promise<Store> {
 	const store = config.databaseUrl ? await openPostgres(config) : openSqlite(config);
-	await migrateToLatest(store.db);
+	await migrateToLatest(store.db, store.dialect === "postgres" ? config.databaseSchema : undefined);
 	return store;
 }
 

@@ -2,6 +2,9 @@ import { type Kysely, type Migration, Migrator } from "kysely";
 import * as m0001 from "./migrations/0001-foundation.ts";
 import * as m0002 from "./migrations/0002-accounts.ts";
 import * as m0003 from "./migrations/0003-passkeys.ts";
+import * as m0004 from "./migrations/0004-passkey-ceremonies.ts";
+import * as m0005 from "./migrations/0005-vault.ts";
+import * as m0006 from "./migrations/0006-identities-apikeys.ts";
 import type { Database } from "./schema.ts";
 
 // Listed statically so the same list works from TypeScript sources and compiled output.
@@ -9,11 +12,20 @@ const migrations: Record<string, Migration> = {
 	"0001-foundation": m0001,
 	"0002-accounts": m0002,
 	"0003-passkeys": m0003,
+	"0004-passkey-ceremonies": m0004,
+	"0005-vault": m0005,
+	"0006-identities-apikeys": m0006,
 };
 
-export async function migrateToLatest(db: Kysely<Database>): Promise<void> {
+export async function migrateToLatest(db: Kysely<Database>, schema?: string): Promise<void> {
 	// Kysely's migrator takes a lock on both dialects, so two nodes starting together migrate once.
-	const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+	// With a named schema its bookkeeping tables must be looked up there: otherwise a same-named
+	// table in another schema of the database passes for ours.
+	const migrator = new Migrator({
+		db,
+		provider: { getMigrations: async () => migrations },
+		...(schema ? { migrationTableSchema: schema } : {}),
+	});
 	const { error, results } = await migrator.migrateToLatest();
 	const failed = results?.find((r) => r.status === "Error");
 	if (error || failed) {

@@ -62,6 +62,163 @@ export interface PasskeyTable {
 	last_used: number | null;
 }
 
+export interface PasskeyCeremonyTable {
+	/** SHA-256 of the ceremony handle (`session`) given to the browser. */
+	hash: string;
+	kind: "login" | "register";
+	challenge: string;
+	pkce_challenge: string | null;
+	account: string | null;
+	email: string | null;
+	name: string | null;
+	ticket_hash: string | null;
+	created: number;
+	expires: number;
+}
+
+export interface PasskeyCodeTable {
+	hash: string;
+	account: string;
+	pkce_challenge: string;
+	created: number;
+	expires: number;
+}
+
+export interface PasskeyTicketTable {
+	hash: string;
+	account: string | null;
+	email: string | null;
+	created: number;
+	expires: number;
+}
+
+export interface ApiKeyTable {
+	id: string;
+	workspace: string;
+	/** The creator; the key stops working when they leave the workspace. */
+	account: string;
+	name: string;
+	/** SHA-256 hex of the plaintext token; the plaintext is never stored. */
+	key_hash: string;
+	/** JSON array of permission names granted at creation. */
+	permissions: string;
+	/** JSON array of the scopes they expanded to, fixed at creation. */
+	scopes: string;
+	expires_at: number | null;
+	created: number;
+	updated: number;
+	last_used: number | null;
+}
+
+export interface IdentityTable {
+	id: string;
+	workspace: string;
+	/** The creator; null once their account is deleted (the identity stays with the workspace). */
+	account: string | null;
+	name: string;
+	/** SPKI PEM of the P-256 key generated on the owner's device. */
+	public_key: string;
+	/** Lowercase hex SHA-256 of the SPKI DER. */
+	fingerprint: string;
+	/** X.509 certificate (PEM) issued by the server's CA. */
+	certificate: string;
+	parent_signature: string;
+	domain_at_issue: string;
+	status: "active" | "revoked";
+	created: number;
+	updated: number;
+	revoked_at: number | null;
+}
+
+export interface IdentityTombstoneTable {
+	fingerprint: string;
+	identity_id: string;
+	status: "revoked";
+	workspace: string;
+	deleted_at: number;
+}
+
+export interface ChallengeTable {
+	/** SHA-256 hex of the nonce. */
+	nonce_hash: string;
+	scope: string;
+	/** SHA-256 hex of the slug (for `attestation`, of the offer token): slugs are secrets too. */
+	slug_hash: string;
+	/** For `attestation`: the identity id the nonce was asked for. */
+	identity: string | null;
+	expires: number;
+	spent: number;
+	created: number;
+}
+
+export interface SectionTable {
+	id: string;
+	workspace: string;
+	key: string;
+	name: string;
+	ordering: number;
+	created: number;
+	updated: number;
+}
+
+export interface RecordTable {
+	id: string;
+	workspace: string;
+	/** Vault key, `[a-z0-9_-]{1,64}`; several records may share one. */
+	key: string;
+	name: string;
+	kind: "value" | "file";
+	value: string | null;
+	section: string | null;
+	hidden: number;
+	/** Another value record of the same workspace whose current value this one resolves to. */
+	alias: string | null;
+	identity: string | null;
+	/** Blob store key of a file record. */
+	file_key: string | null;
+	file_name: string | null;
+	file_type: string | null;
+	file_size: number | null;
+	file_sha256: string | null;
+	/** Starts at 1, bumped on every change. */
+	version: number;
+	created: number;
+	updated: number;
+}
+
+export interface TemplateTable {
+	id: string;
+	workspace: string;
+	name: string;
+	/** JSON array of TemplateItem. */
+	items: string;
+	created: number;
+	updated: number;
+}
+
+export interface NotificationTable {
+	id: string;
+	account: string;
+	workspace: string | null;
+	kind: string;
+	title: string;
+	body: string;
+	/** JSON object. */
+	data: string;
+	read: number;
+	created: number;
+	updated: number;
+}
+
+export interface FileTokenTable {
+	token_hash: string;
+	account: string;
+	workspace: string;
+	via: "session" | "apiKey";
+	created: number;
+	expires: number;
+}
+
 export interface Database {
 	server_keys: ServerKeyTable;
 	accounts: AccountTable;
@@ -69,4 +226,16 @@ export interface Database {
 	members: MemberTable;
 	sessions: SessionTable;
 	passkeys: PasskeyTable;
+	passkey_ceremonies: PasskeyCeremonyTable;
+	passkey_codes: PasskeyCodeTable;
+	passkey_tickets: PasskeyTicketTable;
+	api_keys: ApiKeyTable;
+	identities: IdentityTable;
+	identity_tombstones: IdentityTombstoneTable;
+	challenges: ChallengeTable;
+	sections: SectionTable;
+	records: RecordTable;
+	templates: TemplateTable;
+	notifications: NotificationTable;
+	file_tokens: FileTokenTable;
 }

@@ -7,6 +7,7 @@
 // Connection tokens (`X-Svc-Connection`) are read only by the /api/connection routes.
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
+import { hasScope } from "../features/accounts/permissions.ts";
 import { sha256Hex } from "../lib/crypto.ts";
 import { AppError } from "./errors.ts";
 
@@ -70,6 +71,14 @@ export async function resolveCaller(app: FastifyInstance, request: FastifyReques
 		}
 		const caller = await resolvers.apiKey?.(sha256Hex(key), clock.now());
 		if (!caller) throw new AppError("invalid_api_key", "No API key matches (mistyped, revoked or expired)");
+		// A key is bound to the workspace it was created in (design: active workspace).
+		const hint = request.headers["x-workspace"];
+		if (typeof hint === "string" && hint !== "" && hint !== caller.workspaceId) {
+			throw new AppError(
+				"api_key_workspace_mismatch",
+				"The API key is bound to another workspace than X-Workspace",
+			);
+		}
 		return caller;
 	}
 
@@ -119,4 +128,19 @@ export async function requireSession(this: FastifyInstance, request: FastifyRequ
 /** preHandler for routes open to guests that behave differently for an account. */
 export async function optionalCaller(this: FastifyInstance, request: FastifyRequest): Promise<void> {
 	request.caller = await resolveCaller(this, request);
+}
+
+/**
+ * Refuses a caller that lacks `scope` with the named error: `api_key_scope_missing` for a key
+ * (design: named scope error), `forbidden` for a session; both carry `scope`.
+ */
+export function requireScope(caller: Caller, scope: string): asserts caller is AccountCaller {
+	if (caller.kind === "guest") throw new AppError("not_authenticated");
+	if (hasScope(caller.scopes, scope)) return;
+	if (caller.kind === "apiKey") {
+		throw new AppError("api_key_scope_missing", `The API key lacks the scope ${scope}`, { extra: { scope } });
+	}
+	throw new AppError("forbidden", `Your role lacks the scope ${scope} in this workspace`, {
+		extra: { scope },
+	});
 }

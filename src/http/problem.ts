@@ -22,7 +22,7 @@ export function sendProblem(reply: FastifyReply, err: AppError): FastifyReply {
 	return reply
 		.code(err.status)
 		.type("application/problem+json; charset=utf-8")
-		.send(problemBody(err.code, err.message, err.extra));
+		.send({ ...problemBody(err.code, err.message, err.extra), status: err.status });
 }
 
 /** Maps Fastify's own errors (parsing, validation, limits) onto our codes. */
@@ -85,4 +85,17 @@ export function registerProblemHandlers(app: FastifyInstance): void {
 			new AppError("not_found", `No route for ${request.method} ${request.url.split("?")[0]}`),
 		);
 	});
+}
+
+/**
+ * Refusals the router makes before any route runs (Fastify's `frameworkErrors`), as problems too:
+ * a malformed URL is 400; a path segment longer than any id or slug can be is 404 like any
+ * unknown id.
+ */
+export function frameworkProblem(err: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+	if (err.code === "FST_ERR_MAX_PARAM_LENGTH") {
+		sendProblem(reply, new AppError("not_found", "No resource has an id this long"));
+		return;
+	}
+	sendProblem(reply, new AppError("bad_request", err.message));
 }

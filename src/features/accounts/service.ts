@@ -1,7 +1,7 @@
 // Accounts own a personal workspace created with them; sessions are opaque random tokens stored
 // as SHA-256 hashes and sent as `Authorization: Bearer`.
 import type { Kysely, Transaction } from "kysely";
-import type { Database } from "../../db/schema.ts";
+import type { AccountTable, Database } from "../../db/schema.ts";
 import type { AccountCaller, SessionResolver } from "../../http/auth.ts";
 import { AppError } from "../../http/errors.ts";
 import { newId, randomToken, sha256Hex } from "../../lib/crypto.ts";
@@ -31,12 +31,13 @@ export interface NewAccount {
 /** Creates the account, its personal workspace and the owner membership in the given transaction. */
 export async function createAccount(
 	trx: Transaction<Database> | Kysely<Database>,
-	input: { email: string; name?: string },
+	input: { email: string; name?: string; id?: string },
 	now: number,
 ): Promise<NewAccount> {
 	const email = normalizeEmail(input.email);
 	const name = input.name?.trim() || (email.split("@")[0] as string);
-	const accountId = newId();
+	// A passkey signup names the account id at begin (it is the WebAuthn user handle).
+	const accountId = input.id ?? newId();
 	const workspaceId = newId();
 	await store.insertAccount(trx, { id: accountId, email, name, created: now, updated: now });
 	await store.insertWorkspace(trx, {
@@ -97,4 +98,58 @@ export function sessionResolver(db: Kysely<Database>): SessionResolver {
 		};
 		return caller;
 	};
+}
+
+/** An account as the API shows it (never a session, hash or key). */
+export interface AccountRecord {
+	id: string;
+	email: string;
+	name: string;
+	created: string;
+	updated: string;
+}
+
+export function accountRecord(row: AccountTable): AccountRecord {
+	return {
+		id: row.id,
+		email: row.email,
+		name: row.name,
+		created: new Date(row.created).toISOString(),
+		updated: new Date(row.updated).toISOString(),
+	};
+}
+
+export interface WorkspaceRecord {
+	id: string;
+	name: string;
+	personal: boolean;
+	role: string;
+	created: string;
+	updated: string;
+}
+
+/** The workspaces an account is a member of, in the order the active-workspace default uses. */
+export async function accountWorkspaces(db: Kysely<Database>, accountId: string): Promise<WorkspaceRecord[]> {
+	const rows = await store.listMemberships(db, accountId);
+	return rows.map((r) => ({
+		id: r.id,
+		name: r.name,
+		personal: r.personal === 1,
+		role: r.role,
+		created: new Date(r.created).toISOString(),
+		updated: new Date(r.updated).toISOString(),
+	}));
+}
+
+export function accountByEmail(db: Kysely<Database> | Transaction<Database>, email: string) {
+	return store.findAccountByEmail(db, normalizeEmail(email));
+}
+
+export function accountById(db: Kysely<Database> | Transaction<Database>, id: string) {
+	return store.findAccount(db, id);
+}
+
+/** Signs out: the session stops authenticating on the next request. */
+export async function endSession(db: Kysely<Database>, sessionId: string): Promise<void> {
+	await store.deleteSession(db, sessionId);
 }

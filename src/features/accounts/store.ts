@@ -64,3 +64,22 @@ export function sessionExists(db: Db, tokenHash: string, now: number) {
 		.where("expires", ">", now)
 		.executeTakeFirst();
 }
+
+/** Memberships with their workspace, ordered like the default active workspace (first joined). */
+export function listMemberships(db: Db, accountId: string) {
+	return db
+		.selectFrom("members")
+		.innerJoin("workspaces", "workspaces.id", "members.workspace")
+		.select([
+			"workspaces.id",
+			"workspaces.name",
+			"workspaces.personal",
+			"workspaces.created",
+			"workspaces.updated",
+			"members.role",
+		])
+		.where("members.account", "=", accountId)
+		.orderBy("members.created")
+		.orderBy("members.id")
+		.execute();
+}

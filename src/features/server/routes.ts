@@ -2,7 +2,6 @@
 import type { FastifyPluginAsync } from "fastify";
 import { Type } from "typebox";
 import { publicOrigin } from "../../config.ts";
-import { errors } from "../../http/schemas.ts";
 import { seconds } from "../../lib/clock.ts";
 import { type SignedEnvelope, signEnvelope } from "../../lib/crypto.ts";
 import { permissions } from "../accounts/permissions.ts";
@@ -71,9 +70,10 @@ export const serverRoutes: FastifyPluginAsync = async (app) => {
 			schema: {
 				summary: "The server claim: domain, root key, signed assertion, DNS record, limits",
 				tags: ["discovery"],
-				response: { 200: ServerClaimResponse, ...errors(429) },
+				response: { 200: ServerClaimResponse },
 			},
-			config: { rateLimit: app.limits.discovery },
+			// Not rate-limited: the spec gives it no 429, and the signed assertion is reused within
+			// its second, so a request costs no signature.
 		},
 		async () => ({
 			domain: config.domain,

@@ -1,0 +1,114 @@
+// Starts the real server (compiled, default configuration, its own logging) and a bare node:http
+// server in the same run, drives both with autocannon, and prints requests/s, p50/p99 latency and
+// the ratio to the bare server. Usage:
+//   npm run bench [-- --duration 10 --connections 50 --only "GET /api/server" --pg postgres://…]
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import autocannon from "autocannon";
+import { startServer } from "../test/helpers/process.ts";
+import { type BenchRequest, scenarios } from "./scenarios.ts";
+
+const { values } = parseArgs({
+	options: {
+		duration: { type: "string", default: "10" },
+		connections: { type: "string", default: "50" },
+		only: { type: "string" },
+		pg: { type: "string" },
+	},
+});
+const duration = Number(values.duration);
+const connections = Number(values.connections);
+
+interface Result {
+	name: string;
+	rps: number;
+	p50: number;
+	p99: number;
+	errors: number;
+	non2xx: number;
+}
+
+async function measure(name: string, url: string, req: BenchRequest): Promise<Result> {
+	const r = await autocannon({
+		url: `${url}${req.path}`,
+		method: req.method,
+		headers: req.headers,
+		body: req.body,
+		connections,
+		duration,
+		pipelining: 1,
+	});
+	return {
+		name,
+		rps: r.requests.average,
+		p50: r.latency.p50,
+		p99: r.latency.p99,
+		errors: r.errors + r.timeouts,
+		non2xx: r.non2xx,
+	};
+}
+
+const root = path.resolve(import.meta.dirname, "..");
+if (!fs.existsSync(path.join(root, "dist/src/main.js"))) {
+	execFileSync("npm", ["run", "build"], { cwd: root, stdio: "inherit" });
+}
+
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-bench-"));
+const server = await startServer(
+	{
+		DATA_DIR: dataDir,
+		HOST: "127.0.0.1",
+		LOG_LEVEL: "info",
+		...(values.pg ? { DATABASE_URL: values.pg, DATABASE_SCHEMA: `bench_${process.pid}` } : {}),
+	},
+	"dist/src/main.js",
+);
+const bare = await startServer({}, "bench/bare.mjs");
+
+const rows: { result: Result; bare: Result }[] = [];
+try {
+	for (const s of scenarios) {
+		if (values.only && s.name !== values.only) continue;
+		const req = await s.setup(server.url);
+		// Warm up both, then measure the bare server and the real one back to back.
+		await autocannon({
+			url: `${server.url}${req.path}`,
+			method: req.method,
+			headers: req.headers,
+			body: req.body,
+			connections,
+			duration: 2,
+		});
+		const b = await measure(s.name, bare.url, { method: "GET", path: "/" });
+		const result = await measure(s.name, server.url, req);
+		rows.push({ result, bare: b });
+		process.stderr.write(`${s.name}: ${result.rps.toFixed(0)} req/s (bare ${b.rps.toFixed(0)})\n`);
+	}
+} finally {
+	await server.stop();
+	await bare.stop();
+	fs.rmSync(dataDir, { recursive: true, force: true });
+}
+
+const db = values.pg ? "PostgreSQL" : "SQLite";
+console.log(
+	`\n${new Date().toISOString()} · ${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"} · node ${process.version} · ${db} · ${connections} connections × ${duration} s\n`,
+);
+console.log("| scenario | req/s | p50 ms | p99 ms | bare req/s | ratio to bare | errors | non-2xx |");
+console.log("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+for (const { result: r, bare: b } of rows) {
+	const ratio = ((r.rps / b.rps) * 100).toFixed(0);
+	console.log(
+		`| ${r.name} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${b.rps.toFixed(0)} | ${ratio}% | ${r.errors} | ${r.non2xx} |`,
+	);
+}
+const bad = rows.filter(({ result: r }) => r.errors > 0 || r.non2xx > 0);
+if (bad.length > 0) {
+	console.error(
+		`\nWARNING: ${bad.map((b) => b.result.name).join(", ")} answered errors or non-2xx: those figures are not valid`,
+	);
+	process.exitCode = 1;
+}

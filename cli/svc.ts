@@ -1,0 +1,69 @@
+#!/usr/bin/env node
+// The `svc` command. `svc serve` runs the server; `svc admin ticket --email <email>` prints a one-time
+// URL (fifteen minutes) that creates the account with a passkey, or adds a passkey when the account
+// exists, so the first owner can register while ALLOW_SIGNUPS is off. Configuration comes from the
+// same environment variables as the server (DATABASE_URL, DATA_DIR, DOMAIN, PORT, …).
+import { parseArgs } from "node:util";
+import { ConfigError, loadConfig, publicOrigin } from "../src/config.ts";
+import { openStore } from "../src/db/index.ts";
+import { issueOperatorTicket, relyingParty, ticketUrl } from "../src/features/passkeys/service.ts";
+import { isAppError } from "../src/http/errors.ts";
+import { serve } from "../src/main.ts";
+
+const USAGE = `usage:
+  svc serve                          run the server (configured by environment variables)
+  svc admin ticket --email <email>   print a one-time sign-up / add-passkey URL (15 minutes)
+`;
+
+async function adminTicket(args: string[]): Promise<number> {
+	const { values } = parseArgs({ args, options: { email: { type: "string" } }, strict: true });
+	if (!values.email) {
+		process.stderr.write(`svc admin ticket: --email is required\n${USAGE}`);
+		return 2;
+	}
+	const config = loadConfig(process.env);
+	const store = await openStore(config);
+	try {
+		const issued = await issueOperatorTicket(store.db, values.email, Date.now());
+		const what = issued.kind === "signup" ? "creates the account" : "adds a passkey to the account";
+		process.stderr.write(
+			`One-time link for ${values.email.trim().toLowerCase()} at ${publicOrigin(config)}: ${what}; ` +
+				`valid until ${new Date(issued.expires).toISOString()}.\n`,
+		);
+		process.stdout.write(`${ticketUrl(relyingParty(config), issued.ticket)}\n`);
+		return 0;
+	} finally {
+		await store.destroy();
+	}
+}
+
+async function main(argv: string[]): Promise<number> {
+	const [command, sub, ...rest] = argv;
+	if (command === "serve") {
+		await serve();
+		return -1; // keeps running until a signal stops it
+	}
+	if (command === "admin" && sub === "ticket") return adminTicket(rest);
+	process.stderr.write(USAGE);
+	return command === undefined || command === "help" || command === "--help" ? 0 : 2;
+}
+
+main(process.argv.slice(2)).then(
+	(code) => {
+		if (code >= 0) process.exitCode = code;
+	},
+	(err: unknown) => {
+		if (err instanceof ConfigError || isAppError(err)) {
+			process.stderr.write(`svc: ${err.message}\n`);
+			process.exitCode = 1;
+			return;
+		}
+		if (err instanceof TypeError && (err as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) {
+			process.stderr.write(`svc: ${err.message}\n${USAGE}`);
+			process.exitCode = 2;
+			return;
+		}
+		process.stderr.write(`svc: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+		process.exitCode = 1;
+	},
+);

@@ -1,0 +1,37 @@
+// Small shared pieces of collection modules: schema helpers, time formatting, field refusals and
+// the database error shapes both dialects produce for a broken unique or foreign key.
+import { type TSchema, Type } from "typebox";
+import { AppError } from "../../http/errors.ts";
+
+export const KEY_PATTERN = "^[a-z0-9_-]{1,64}$";
+
+export function Nullable<T extends TSchema>(schema: T, description?: string) {
+	return Type.Union([schema, Type.Null()], description ? { description } : {});
+}
+
+export const Timestamp = (description: string) => Type.String({ format: "date-time", description });
+
+export function iso(ms: number): string {
+	return new Date(ms).toISOString();
+}
+
+export function isoOrNull(ms: number | null): string | null {
+	return ms === null ? null : iso(ms);
+}
+
+/** 400 `validation_failed` naming the body member, the same shape schema validation gives. */
+export function invalidField(field: string, message: string): AppError {
+	return new AppError("validation_failed", `body.${field} ${message}`, { extra: { field: `body.${field}` } });
+}
+
+/** SQLite `SQLITE_CONSTRAINT_UNIQUE` / PostgreSQL 23505. */
+export function isUniqueViolation(err: unknown): boolean {
+	const code = (err as { code?: unknown }).code;
+	return code === "SQLITE_CONSTRAINT_UNIQUE" || code === "SQLITE_CONSTRAINT_PRIMARYKEY" || code === "23505";
+}
+
+/** SQLite `SQLITE_CONSTRAINT_FOREIGNKEY` / PostgreSQL 23503. */
+export function isForeignKeyViolation(err: unknown): boolean {
+	const code = (err as { code?: unknown }).code;
+	return code === "SQLITE_CONSTRAINT_FOREIGNKEY" || code === "23503";
+}

@@ -1,0 +1,20 @@
+// Every collection of `/api/collections/{collection}/records`. A feature adds its collection by
+// declaring a module (see registry.ts) and listing it here.
+import { notificationsCollection } from "../notifications/collection.ts";
+import { recordsCollection } from "../vault/records/collection.ts";
+import { sectionsCollection } from "../vault/sections/collection.ts";
+import { templatesCollection } from "../vault/templates/collection.ts";
+import { workspacesCollection } from "../workspaces/collection.ts";
+import { membersCollection } from "../workspaces/members.ts";
+import { passkeysCollection } from "./passkeys.ts";
+import type { AnyCollection } from "./registry.ts";
+
+export const collectionModules: readonly AnyCollection[] = [
+	workspacesCollection,
+	membersCollection,
+	recordsCollection,
+	sectionsCollection,
+	templatesCollection,
+	notificationsCollection,
+	passkeysCollection,
+];

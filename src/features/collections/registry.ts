@@ -1,0 +1,167 @@
+// The collection registry: each collection module declares, next to its schema, everything the
+// generic collections API needs — its fields (response, create and update schemas, and which
+// names filter and sort), an access rule per operation (default-deny: an operation without a rule
+// is refused), the rows a caller may see (every read and write starts from them, so "not yours"
+// answers exactly like "not found"), an explicit row -> record mapper, and handlers that call its
+// service. Adding a collection is declaring a module and listing it in modules.ts.
+import type { Expression, Kysely, SelectQueryBuilder } from "kysely";
+import type { TObject } from "typebox";
+import type { Database } from "../../db/schema.ts";
+import type { AccountCaller } from "../../http/auth.ts";
+import { requireScope } from "../../http/auth.ts";
+import { AppError } from "../../http/errors.ts";
+import type { BlobStore } from "../../lib/blob-store.ts";
+import type { WorkspaceHooks } from "../workspaces/hooks.ts";
+
+export type Operation = "list" | "view" | "create" | "update" | "delete";
+
+/** A name the `filter` and `sort` parameters accept, and the SQL expression it stands for. */
+export interface QueryField {
+	type: "text" | "integer" | "boolean" | "date";
+	/** A qualified column (`sql.ref("records.key")`) or an expression over the collection's select. */
+	expr: Expression<unknown>;
+	nullable?: boolean;
+	/** Accepted in `filter` (default true). */
+	filter?: boolean;
+	/** Accepted in `sort` (default false: only indexed or cheap fields sort). */
+	sort?: boolean;
+}
+
+export interface AccessRule {
+	/** The scope the operation needs, e.g. `record:read`; `<resource>:*` covers it. */
+	scope: string;
+	/** False: API keys are refused whatever they carry (the vault, account-level collections). */
+	apiKeys: boolean;
+}
+
+/** What a handler may use; passed explicitly, nothing else. */
+export interface OperationContext {
+	db: Kysely<Database>;
+	caller: AccountCaller;
+	now: number;
+	blobs: BlobStore;
+	workspaceHooks: WorkspaceHooks;
+}
+
+/** A file already streamed into the blob store (under a fresh key) before its row is written. */
+export interface StoredUpload {
+	key: string;
+	size: number;
+	sha256: string;
+	/** Sniffed from the first bytes; the client's claim is ignored. */
+	type: string;
+	/** The client's file name, sanitised. */
+	name: string;
+}
+
+export interface Created {
+	id: string;
+	/** Response headers, e.g. `X-Plain-Token` for a key shown once. */
+	headers?: Record<string, string>;
+}
+
+export interface CollectionModule<Row, Create, Update> {
+	/** The `{collection}` path segment. */
+	name: string;
+	/** One paragraph for the OpenAPI tag and docs. */
+	description: string;
+	schemas: {
+		/** The record as served; its `$id` names the OpenAPI component. */
+		item: TObject;
+		create?: TObject;
+		update?: TObject;
+	};
+	query: Readonly<Record<string, QueryField>>;
+	/** Sort used when `sort` is absent, in the same syntax (`-created`). */
+	defaultSort: string;
+	access: Partial<Record<Operation, AccessRule>>;
+	/** Why an operation without a rule is refused (405), e.g. where to do it instead. */
+	refusals?: Partial<Record<Operation, string>>;
+	/** Accept `multipart/form-data` with a `file` part on create and update. */
+	uploads?: boolean;
+	/** The id column, for view, update and delete. */
+	idColumn: string;
+	/** The rows this caller may see; default-deny lives here (biome: tables differ per module). */
+	// biome-ignore lint/suspicious/noExplicitAny: each module selects from its own tables
+	select(db: Kysely<Database>, caller: AccountCaller): SelectQueryBuilder<any, any, Row>;
+	/** Fills in what the select leaves out, once per page of rows (e.g. alias values). */
+	complete?(db: Kysely<Database>, rows: Row[]): Promise<Row[]>;
+	/** Explicit mapper: only these members ever reach JSON (never key material or hashes). */
+	toItem(row: Row): unknown;
+	handlers: {
+		create?(ctx: OperationContext, input: Create, upload?: StoredUpload): Promise<Created>;
+		update?(ctx: OperationContext, row: Row, input: Update, upload?: StoredUpload): Promise<void>;
+		delete?(ctx: OperationContext, row: Row): Promise<void>;
+	};
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: the registry holds modules of every row type
+export type AnyCollection = CollectionModule<any, any, any>;
+
+export function defineCollection<Row, Create, Update>(
+	module: CollectionModule<Row, Create, Update>,
+): AnyCollection {
+	for (const op of ["create", "update", "delete"] as const) {
+		if (module.access[op] && !module.handlers[op]) {
+			throw new Error(`collection ${module.name}: access rule for ${op} without a handler`);
+		}
+	}
+	return module;
+}
+
+/** Sessions act for their own account: they hold these besides their role's scopes. */
+const ACCOUNT_SCOPES = ["workspace:*", "passkey:*"];
+
+/**
+ * The access rule of `op`, applied the same way to list, view, create, update and delete:
+ * no rule is 405; an API key on a collection closed to keys, or any caller without the scope,
+ * is 403 naming the scope (`api_key_scope_missing` for a key, `forbidden` for a session).
+ */
+export function authorize(module: AnyCollection, op: Operation, caller: AccountCaller): void {
+	const rule = module.access[op];
+	if (!rule) {
+		const onItem = op === "view" || op === "update" || op === "delete";
+		throw new AppError(
+			"method_not_allowed",
+			module.refusals?.[op] ?? `${module.name} records cannot be ${pastTense(op)} here`,
+			{
+				headers: { allow: allowed(module, onItem) },
+			},
+		);
+	}
+	if (caller.kind === "apiKey" && !rule.apiKeys) {
+		throw new AppError("api_key_scope_missing", `API keys never reach ${module.name} (needs ${rule.scope})`, {
+			extra: { scope: rule.scope },
+		});
+	}
+	const scopes = caller.kind === "session" ? [...caller.scopes, ...ACCOUNT_SCOPES] : caller.scopes;
+	requireScope({ ...caller, scopes }, rule.scope);
+}
+
+function allowed(module: AnyCollection, onItem: boolean): string {
+	const ops: [Operation, string][] = onItem
+		? [
+				["view", "GET"],
+				["update", "PATCH"],
+				["delete", "DELETE"],
+			]
+		: [
+				["list", "GET"],
+				["create", "POST"],
+			];
+	return ops
+		.filter(([op]) => module.access[op])
+		.map(([, method]) => method)
+		.join(", ");
+}
+
+function pastTense(op: Operation): string {
+	const words: Record<Operation, string> = {
+		list: "listed",
+		view: "viewed",
+		create: "created",
+		update: "updated",
+		delete: "deleted",
+	};
+	return words[op];
+}

@@ -1,0 +1,315 @@
+// HTTP for `/api/collections/{collection}/records[/{id}]`: each registered collection gets its own
+// five routes with its own schemas (so the OpenAPI document shows each record shape), all going
+// through the same steps: who is calling (401), the collection's access rule (405/403), then the
+// module's visible rows (404 for missing and not-yours alike), then its handler.
+import multipart from "@fastify/multipart";
+import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import type { FastifyInstance, FastifyRequest, FastifySchemaCompiler } from "fastify";
+import { type TObject, Type } from "typebox";
+import type { AccountCaller } from "../../http/auth.ts";
+import { resolveCaller } from "../../http/auth.ts";
+import { AppError } from "../../http/errors.ts";
+import { toAppError } from "../../http/problem.ts";
+import { errors } from "../../http/schemas.ts";
+import { validatorCompiler } from "../../http/validation.ts";
+import {
+	findVisible,
+	type ListQuery,
+	listRecords,
+	PAGE_MAX,
+	PER_PAGE_DEFAULT,
+	PER_PAGE_MAX,
+} from "./list.ts";
+import { collectionModules } from "./modules.ts";
+import { isMultipart, readMultipart, refuseOversized } from "./multipart.ts";
+import {
+	type AnyCollection,
+	authorize,
+	type Operation,
+	type OperationContext,
+	type StoredUpload,
+} from "./registry.ts";
+
+const ListQuerySchema = Type.Object({
+	filter: Type.Optional(
+		Type.String({
+			description:
+				'Filter expression, e.g. `key = "iban" && (hidden = false || created >= "2025-01-01")`. Operators `= != > >= < <= ~ !~` (`~` contains, case-insensitive), `&&`, `||`, parentheses; values are strings, numbers, `true`, `false`, `null`. At most 2048 characters, 10 levels of parentheses and 50 comparisons.',
+		}),
+	),
+	sort: Type.Optional(
+		Type.String({ description: "Comma-separated sortable fields, `-` for descending: `-created,name`." }),
+	),
+	page: Type.Optional(Type.Integer({ minimum: 1, maximum: PAGE_MAX, default: 1 })),
+	perPage: Type.Optional(Type.Integer({ minimum: 1, maximum: PER_PAGE_MAX, default: PER_PAGE_DEFAULT })),
+	skipTotal: Type.Optional(
+		Type.Boolean({ default: false, description: "Skip counting: `totalItems` and `totalPages` are -1." }),
+	),
+});
+
+const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 128 }) });
+
+function ref(id: string) {
+	return Type.Unsafe<unknown>({ $ref: `${id}#` });
+}
+
+export const collectionRoutes: FastifyPluginAsyncTypebox = async (app) => {
+	// Encapsulated: only these routes parse multipart bodies.
+	// The cap is enforced by the blob store's running count (file_too_large), not by truncation.
+	await app.register(multipart, { throwFileSizeLimit: false });
+	// An upload refused before it was read whole (401, 404, 413...): read and drop a little more, then
+	// close, instead of reading the rest of a possibly huge body or closing at once (a reset that can
+	// destroy the answer before the client reads it: nginx's "lingering close").
+	app.addHook("onResponse", async (request) => {
+		const raw = request.raw;
+		if (isMultipart(request) && !raw.complete && !raw.readableEnded) lingeringClose(raw);
+	});
+	const compile = validatorCompiler();
+	// Multipart bodies are read (and their fields validated) by the handler after the access
+	// checks, never before; the schema is there for the OpenAPI document.
+	const routeCompiler: FastifySchemaCompiler<unknown> = (def) =>
+		def.httpPart === "body" && def.contentType === "multipart/form-data" ? () => true : compile(def);
+
+	for (const module of collectionModules) {
+		app.addSchema(module.schemas.item);
+		registerCollection(app as unknown as FastifyInstance, module, routeCompiler);
+	}
+
+	const known = new Set(collectionModules.map((m) => m.name));
+	const unknown = async (request: FastifyRequest) => {
+		const { collection } = request.params as { collection: string };
+		if (known.has(collection))
+			throw new AppError("method_not_allowed", `${request.method} is not offered here`);
+		throw new AppError("not_found", `No collection named ${JSON.stringify(collection)}`);
+	};
+	app.all("/api/collections/:collection/records", { schema: { hide: true } }, unknown);
+	app.all("/api/collections/:collection/records/:id", { schema: { hide: true } }, unknown);
+};
+
+const LINGER = { bytes: 8 * 1024 * 1024, ms: 2000 };
+
+function lingeringClose(raw: FastifyRequest["raw"]): void {
+	let read = 0;
+	// (`app.inject` requests have a socket stand-in without destroy.)
+	const close = () => raw.socket.destroy?.();
+	const timer = setTimeout(close, LINGER.ms);
+	timer.unref();
+	raw.on("data", (chunk: Buffer) => {
+		read += chunk.length;
+		if (read > LINGER.bytes) {
+			clearTimeout(timer);
+			close();
+		}
+	});
+	// The body ended within the linger: the connection is clean and may be reused.
+	raw.on("end", () => clearTimeout(timer));
+	raw.resume();
+}
+
+function registerCollection(
+	app: FastifyInstance,
+	module: AnyCollection,
+	validatorCompiler: FastifySchemaCompiler<unknown>,
+) {
+	const base = `/api/collections/${module.name}/records`;
+	const item = ref((module.schemas.item as { $id?: string }).$id ?? module.name);
+	const tags = [`collection: ${module.name}`];
+	const maxFileSize = app.config.maxFileSize;
+
+	const meta = (op: Operation, summary: string) => {
+		const rule = module.access[op];
+		const security: Record<string, string[]>[] =
+			rule?.apiKeys === false ? [{ Session: [] }] : [{ ApiKey: [] }, { Session: [] }];
+		return {
+			tags,
+			summary: rule ? summary : `${summary} (not offered: 405)`,
+			description: rule
+				? `Needs scope \`${rule.scope}\`${rule.apiKeys ? "" : "; API keys are refused"}.`
+				: (module.refusals?.[op] ?? "Not offered for this collection."),
+			security,
+			// An operation without a rule still answers (405), but is not advertised.
+			hide: !rule,
+		};
+	};
+
+	const guard = (op: Operation) =>
+		async function checkAccess(this: FastifyInstance, request: FastifyRequest) {
+			const caller = await resolveCaller(this, request);
+			if (caller.kind === "guest") throw new AppError("not_authenticated");
+			request.caller = caller;
+			authorize(module, op, caller);
+			if (isMultipart(request)) {
+				if (!module.uploads) throw new AppError("unsupported_media_type", `${module.name} takes JSON bodies`);
+				refuseOversized(request, maxFileSize);
+			}
+		};
+
+	const context = (request: FastifyRequest): OperationContext => ({
+		db: app.store.db,
+		caller: request.caller as AccountCaller,
+		now: app.clock.now(),
+		blobs: app.blobs,
+		workspaceHooks: app.workspaceHooks,
+	});
+
+	/** The JSON body, or the multipart fields (validated by the same schema) and the stored file. */
+	const readBody = async (request: FastifyRequest, schema: TObject) => {
+		if (!isMultipart(request)) {
+			if (request.body === undefined || request.body === null) {
+				throw new AppError("validation_failed", "body is required", { extra: { field: "body" } });
+			}
+			return { input: request.body };
+		}
+		const { fields, upload } = await readMultipart(request, schema, app.blobs, maxFileSize);
+		const validate = request.compileValidationSchema(schema, "body");
+		if (!validate(fields)) {
+			if (upload) await app.blobs.delete(upload.key);
+			const failure = Object.assign(new Error("validation"), {
+				validation: validate.errors,
+				validationContext: "body",
+			});
+			throw toAppError(failure as never) ?? new AppError("validation_failed");
+		}
+		return { input: fields, upload };
+	};
+
+	/** Runs a write; a file already stored for it is removed when the write is refused. */
+	const withUpload = async <T>(upload: StoredUpload | undefined, write: () => Promise<T>): Promise<T> => {
+		try {
+			return await write();
+		} catch (err) {
+			if (upload) await app.blobs.delete(upload.key).catch(() => undefined);
+			throw err;
+		}
+	};
+
+	const bodySchema = (schema: TObject | undefined) => {
+		if (!schema) return Type.Object({});
+		if (!module.uploads) return schema;
+		const form = Type.Object(
+			{
+				...schema.properties,
+				file: Type.Optional(
+					Type.Unsafe<unknown>({ type: "string", format: "binary", description: "The file's bytes." }),
+				),
+			},
+			{
+				description:
+					"Form fields as in the JSON body (booleans as `true`/`false`), plus the bytes in `file`.",
+			},
+		);
+		return { content: { "application/json": { schema }, "multipart/form-data": { schema: form } } };
+	};
+
+	const common = { validatorCompiler };
+
+	app.get(
+		base,
+		{
+			...common,
+			onRequest: guard("list"),
+			schema: {
+				...meta("list", `List ${module.name}`),
+				querystring: ListQuerySchema,
+				response: {
+					200: Type.Object({
+						page: Type.Integer(),
+						perPage: Type.Integer(),
+						totalItems: Type.Integer({ description: "-1 with `skipTotal`" }),
+						totalPages: Type.Integer({ description: "-1 with `skipTotal`" }),
+						items: Type.Array(item),
+					}),
+					...errors(400, 401, 403, 405),
+				},
+			},
+		},
+		async (request) =>
+			listRecords(module, app.store.db, request.caller as AccountCaller, request.query as ListQuery),
+	);
+
+	app.get(
+		`${base}/:id`,
+		{
+			...common,
+			onRequest: guard("view"),
+			schema: {
+				...meta("view", `View one of ${module.name}`),
+				params: IdParams,
+				response: { 200: item, ...errors(401, 403, 404, 405) },
+			},
+		},
+		async (request) => {
+			const { id } = request.params as { id: string };
+			return module.toItem(await findVisible(module, app.store.db, request.caller as AccountCaller, id));
+		},
+	);
+
+	app.post(
+		base,
+		{
+			...common,
+			onRequest: guard("create"),
+			schema: {
+				...meta("create", `Create in ${module.name}`),
+				body: bodySchema(module.schemas.create),
+				response: { 200: item, ...errors(400, 401, 403, 405, 409, 413, 415) },
+			},
+		},
+		async (request, reply) => {
+			const create = module.handlers.create;
+			if (!create || !module.schemas.create) throw new AppError("method_not_allowed");
+			const { input, upload } = await readBody(request, module.schemas.create);
+			const ctx = context(request);
+			const created = await withUpload(upload, () => create(ctx, input, upload));
+			if (created.headers) reply.headers(created.headers);
+			return module.toItem(await findVisible(module, app.store.db, ctx.caller, created.id));
+		},
+	);
+
+	app.patch(
+		`${base}/:id`,
+		{
+			...common,
+			onRequest: guard("update"),
+			schema: {
+				...meta("update", `Update one of ${module.name}`),
+				params: IdParams,
+				body: bodySchema(module.schemas.update),
+				response: { 200: item, ...errors(400, 401, 403, 404, 405, 409, 413, 415) },
+			},
+		},
+		async (request) => {
+			const update = module.handlers.update;
+			if (!update || !module.schemas.update) throw new AppError("method_not_allowed");
+			const { id } = request.params as { id: string };
+			const ctx = context(request);
+			// Found (and visible) before a byte of an upload is read.
+			const row = await findVisible(module, ctx.db, ctx.caller, id);
+			const { input, upload } = await readBody(request, module.schemas.update);
+			await withUpload(upload, () => update(ctx, row, input, upload));
+			return module.toItem(await findVisible(module, ctx.db, ctx.caller, id));
+		},
+	);
+
+	app.delete(
+		`${base}/:id`,
+		{
+			...common,
+			onRequest: guard("delete"),
+			schema: {
+				...meta("delete", `Delete one of ${module.name}`),
+				params: IdParams,
+				response: { 204: Type.Null({ description: "Deleted" }), ...errors(401, 403, 404, 405, 409) },
+			},
+		},
+		async (request, reply) => {
+			const remove = module.handlers.delete;
+			if (!remove) throw new AppError("method_not_allowed");
+			const { id } = request.params as { id: string };
+			const ctx = context(request);
+			const row = await findVisible(module, ctx.db, ctx.caller, id);
+			await remove(ctx, row);
+			return reply.code(204).send();
+		},
+	);
+}

@@ -1,0 +1,139 @@
+// `GET /passkey` and its static files: the page runs the ceremony in the browser with
+// @simplewebauthn/browser (served from node_modules by this server, no CDN) and web/passkey.js, then
+// opens `svc://auth?code=…&state=…` and shows the code and link for a browser that cannot.
+import fs from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
+import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import { type Static, Type } from "typebox";
+import { PAGE_CSP } from "../../http/security-headers.ts";
+import { checkOrigin } from "./checks.ts";
+import { type PageView, renderPage } from "./page-html.ts";
+import { describeTicket, relyingParty } from "./service.ts";
+
+const STATE = /^[A-Za-z0-9._~-]{1,128}$/;
+const S256 = /^[A-Za-z0-9_-]{43}$/;
+
+/** The repository's web/ folder, from src/features/passkeys or dist/src/features/passkeys alike. */
+function webDir(): string {
+	let dir = import.meta.dirname;
+	for (let i = 0; i < 6; i++) {
+		const candidate = path.join(dir, "web");
+		if (fs.existsSync(path.join(candidate, "passkey.js"))) return candidate;
+		dir = path.dirname(dir);
+	}
+	throw new Error("web/passkey.js not found next to the server's sources");
+}
+
+function browserBundle(): string {
+	// The package exports only its entry points; the UMD bundle sits beside them in the package.
+	const entry = createRequire(import.meta.url).resolve("@simplewebauthn/browser");
+	return path.join(path.dirname(path.dirname(entry)), "dist", "bundle", "index.umd.min.js");
+}
+
+// Lengths and forms are checked by the handler so that a bad link gets an explanatory page.
+const PageQuery = Type.Object({
+	mode: Type.Optional(Type.String({ description: "`signin` (default) or `signup`" })),
+	ticket: Type.Optional(Type.String({ description: "one-time ticket (sign-up or add a passkey)" })),
+	challenge: Type.Optional(Type.String({ description: "PKCE S256 challenge, 43 base64url characters" })),
+	state: Type.Optional(Type.String({ description: "`[A-Za-z0-9._~-]{1,128}`, echoed in svc://auth" })),
+});
+
+export const passkeyPageRoutes: FastifyPluginAsyncTypebox = async (app) => {
+	const rp = relyingParty(app.config);
+	const web = webDir();
+	const assets: Record<string, { type: string; body: Buffer }> = {
+		"/assets/passkey.js": {
+			type: "text/javascript; charset=utf-8",
+			body: fs.readFileSync(path.join(web, "passkey.js")),
+		},
+		"/assets/passkey.css": {
+			type: "text/css; charset=utf-8",
+			body: fs.readFileSync(path.join(web, "passkey.css")),
+		},
+		"/assets/simplewebauthn-browser.js": {
+			type: "text/javascript; charset=utf-8",
+			body: fs.readFileSync(browserBundle()),
+		},
+	};
+	for (const [url, asset] of Object.entries(assets)) {
+		app.get(url, { schema: { hide: true } }, async (_request, reply) =>
+			reply.type(asset.type).header("cache-control", "public, max-age=300").send(asset.body),
+		);
+	}
+
+	async function view(
+		query: Static<typeof PageQuery>,
+		host: string,
+	): Promise<{ status: 200 | 400; view: PageView }> {
+		const refuse = (title: string, message: string, link?: { href: string; text: string }) => ({
+			status: 400 as const,
+			view: { kind: "error" as const, title, message, ...(link ? { link } : {}) },
+		});
+		try {
+			checkOrigin(rp, host, undefined);
+		} catch {
+			const here = new URL("/passkey", rp.origin);
+			for (const [k, v] of Object.entries(query)) if (typeof v === "string") here.searchParams.set(k, v);
+			return refuse("Wrong address", `Passkeys work only at ${rp.origin} (passkey_origin_invalid).`, {
+				href: here.toString(),
+				text: `Continue at ${rp.origin}`,
+			});
+		}
+		const mode = query.mode ?? "signin";
+		if (mode !== "signin" && mode !== "signup")
+			return refuse("Invalid link", "mode must be signin or signup.");
+		const challenge = query.challenge ?? "";
+		const state = query.state ?? "";
+		if (challenge !== "" && !S256.test(challenge))
+			return refuse("Invalid link", "The challenge is malformed.");
+		if (state !== "" && !STATE.test(state)) return refuse("Invalid link", "The state is malformed.");
+		if (challenge !== "" && state === "") return refuse("Invalid link", "A challenge needs a state.");
+		if (mode === "signin" && challenge === "") {
+			return refuse(
+				"Open this from the app",
+				"Sign-in starts in the app, which opens this page with its challenge.",
+			);
+		}
+		const data = { mode, ticket: query.ticket ?? "", challenge, state };
+		if (mode === "signin") return { status: 200, view: { kind: "signin", domain: rp.id, data } };
+		if (query.ticket === undefined) {
+			if (!app.config.allowSignups) {
+				return refuse(
+					"Sign-ups are off",
+					"This server creates accounts only with a one-time link from its operator.",
+				);
+			}
+			return { status: 200, view: { kind: "signup", domain: rp.id, data } };
+		}
+		const ticket = await describeTicket(app.store.db, query.ticket, app.clock.now());
+		if (!ticket) return refuse("Link expired", "This one-time link is unknown, expired or already used.");
+		const kind = ticket.kind === "add" ? "add" : "ticket-signup";
+		return { status: 200, view: { kind, domain: rp.id, data, email: ticket.email } };
+	}
+
+	app.get(
+		"/passkey",
+		{
+			schema: {
+				tags: ["passkeys"],
+				summary: "The passkey page: runs a sign-in or registration and opens svc://auth",
+				querystring: PageQuery,
+				response: {
+					200: Type.String({ description: "text/html" }),
+					// An explanatory HTML page, or problem+json when the query string itself is malformed.
+					400: Type.Unknown({ description: "text/html, or application/problem+json" }),
+				},
+			},
+		},
+		async (request, reply) => {
+			const { status, view: v } = await view(request.query, request.host);
+			return reply
+				.code(status)
+				.type("text/html; charset=utf-8")
+				.header("content-security-policy", PAGE_CSP)
+				.header("cache-control", "no-store")
+				.send(renderPage(v));
+		},
+	);
+};

@@ -1,0 +1,179 @@
+// Registration ceremony. Nothing but the ceremony row is written until finish; finishing writes the
+// passkey (and for a signup the account with its personal workspace) and spends the ticket, all in
+// one transaction, so a refusal leaves no half-made account.
+//
+// begin, in order: PKCE challenge and name well formed; with a ticket: the ticket live (`email`
+// ignored) and, for a signup ticket, its email still free; without: signups allowed, email valid,
+// email free. finish, in order: shape and origin (nothing spent), the ceremony answered once, the
+// attestation with user verification, then the ticket spent, the email still free, the passkey new.
+import type { AuthenticatorTransport, RegistrationResponseJSON } from "@simplewebauthn/server";
+import { AppError } from "../../http/errors.ts";
+import { newId, randomToken, sha256Hex } from "../../lib/crypto.ts";
+import { accountByEmail, accountById, createAccount } from "../accounts/service.ts";
+import { checkClientData, checkEmail, checkName, checkPkceChallenge } from "./checks.ts";
+import { parseTransports } from "./login.ts";
+import { mintCode, type PasskeyContext } from "./service.ts";
+import * as store from "./store.ts";
+import { CEREMONY_TTL_MS, creationOptions, verifyCreation } from "./webauthn.ts";
+
+const TRANSPORTS = new Set<string>([
+	"ble",
+	"hybrid",
+	"internal",
+	"nfc",
+	"usb",
+] satisfies AuthenticatorTransport[]);
+
+interface Target {
+	accountId: string;
+	email: string;
+	/** Set when finishing creates the account. */
+	signup: boolean;
+	displayName: string;
+	ticketHash: string | null;
+}
+
+async function targetOf(
+	ctx: PasskeyContext,
+	input: { email?: string; ticket?: string },
+	name: string | undefined,
+): Promise<Target> {
+	if (input.ticket !== undefined) {
+		const ticketHash = sha256Hex(input.ticket);
+		const ticket = await store.findLiveTicket(ctx.db, ticketHash, ctx.now);
+		if (!ticket) throw new AppError("passkey_ticket_invalid", "The ticket is unknown, expired or used");
+		if (ticket.account) {
+			const account = await accountById(ctx.db, ticket.account);
+			if (!account) throw new AppError("passkey_ticket_invalid", "The ticket's account no longer exists");
+			return {
+				accountId: account.id,
+				email: account.email,
+				signup: false,
+				displayName: account.name,
+				ticketHash,
+			};
+		}
+		const email = checkEmail(ticket.email ?? "");
+		await checkEmailFree(ctx, email);
+		return { accountId: newId(), email, signup: true, displayName: name ?? localPart(email), ticketHash };
+	}
+	if (!ctx.allowSignups)
+		throw new AppError("signups_disabled", "Sign-ups are off; ask the operator for a ticket");
+	const email = checkEmail(input.email);
+	await checkEmailFree(ctx, email);
+	return { accountId: newId(), email, signup: true, displayName: name ?? localPart(email), ticketHash: null };
+}
+
+async function checkEmailFree(ctx: PasskeyContext, email: string): Promise<void> {
+	if (await accountByEmail(ctx.db, email)) {
+		throw new AppError("passkey_email_taken", "An account with this email exists; sign in instead");
+	}
+}
+
+const localPart = (email: string) => email.split("@")[0] as string;
+
+export async function beginRegistration(
+	ctx: PasskeyContext,
+	input: { email?: string; ticket?: string; name?: string; challenge?: string },
+) {
+	const pkce = input.challenge === undefined ? null : checkPkceChallenge(input.challenge);
+	const name = checkName(input.name);
+	const target = await targetOf(ctx, input, name);
+	const existing = target.signup ? [] : await store.listCredentialIds(ctx.db, target.accountId);
+	const options = await creationOptions(
+		ctx.rp,
+		{ accountId: target.accountId, email: target.email, displayName: target.displayName },
+		existing.map((c) => ({
+			id: c.credential_id,
+			transports: knownTransports(parseTransports(c.transports)),
+		})),
+	);
+	const session = randomToken(32);
+	await store.sweepCeremonies(ctx.db, ctx.now);
+	await store.insertCeremony(ctx.db, {
+		hash: sha256Hex(session),
+		kind: "register",
+		challenge: options.challenge,
+		pkce_challenge: pkce,
+		account: target.accountId,
+		email: target.signup ? target.email : null,
+		// For a signup: the account's name; when adding to an account: the passkey's name.
+		name: name ?? null,
+		ticket_hash: target.ticketHash,
+		created: ctx.now,
+		expires: ctx.now + CEREMONY_TTL_MS,
+	});
+	return { session, options };
+}
+
+export async function finishRegistration(
+	ctx: PasskeyContext,
+	input: { session: string; credential: RegistrationResponseJSON },
+): Promise<{ code?: string }> {
+	checkClientData(ctx.rp, input.credential.response.clientDataJSON, "webauthn.create");
+	const ceremony = await store.spendCeremony(ctx.db, sha256Hex(input.session), "register", ctx.now);
+	if (!ceremony?.account) {
+		throw new AppError(
+			"passkey_ceremony_invalid",
+			"The registration ceremony is unknown, expired or answered",
+		);
+	}
+	const accountId = ceremony.account;
+	const credential = await verifyCreation(ctx.rp, input.credential, ceremony.challenge);
+	const passkeyName = ceremony.email
+		? defaultPasskeyName(ctx.now)
+		: (ceremony.name ?? defaultPasskeyName(ctx.now));
+
+	try {
+		return await ctx.db.transaction().execute(async (trx) => {
+			if (ceremony.ticket_hash && !(await store.spendTicket(trx, ceremony.ticket_hash, ctx.now))) {
+				throw new AppError("passkey_ticket_invalid", "The ticket expired or was used meanwhile");
+			}
+			if (ceremony.email) {
+				if (await accountByEmail(trx, ceremony.email)) throw emailTaken();
+				await createAccount(
+					trx,
+					{ id: accountId, email: ceremony.email, name: ceremony.name ?? undefined },
+					ctx.now,
+				);
+			} else if (!(await store.lockAccount(trx, accountId))?.numUpdatedRows) {
+				throw new AppError("passkey_ticket_invalid", "The ticket's account no longer exists");
+			}
+			if (await store.findPasskeyByCredentialId(trx, credential.id)) throw credentialTaken();
+			await store.insertPasskey(trx, {
+				id: newId(),
+				account: accountId,
+				name: passkeyName,
+				credential_id: credential.id,
+				public_key: credential.publicKey,
+				counter: credential.counter,
+				transports: JSON.stringify(knownTransports(credential.transports)),
+				device_type: credential.deviceType,
+				backed_up: credential.backedUp ? 1 : 0,
+				created: ctx.now,
+				updated: ctx.now,
+				last_used: null,
+			});
+			if (!ceremony.pkce_challenge) return {};
+			return { code: await mintCode(trx, accountId, ceremony.pkce_challenge, ctx.now) };
+		});
+	} catch (err) {
+		// Two finishes racing for one email or one credential: the database's unique index decides.
+		if (!store.isUniqueViolation(err)) throw err;
+		if (ceremony.email && (await accountByEmail(ctx.db, ceremony.email))) throw emailTaken();
+		throw credentialTaken();
+	}
+}
+
+const emailTaken = () =>
+	new AppError("passkey_email_taken", "An account with this email was created meanwhile");
+const credentialTaken = () =>
+	new AppError("passkey_verification_failed", "This passkey is already registered", { status: 400 });
+
+function knownTransports(list: string[]) {
+	return list.filter((t): t is AuthenticatorTransport => TRANSPORTS.has(t));
+}
+
+function defaultPasskeyName(now: number): string {
+	return `Passkey of ${new Date(now).toISOString().slice(0, 10)}`;
+}

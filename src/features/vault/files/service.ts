@@ -1,0 +1,51 @@
+// File access by token: a bare file URL serves nothing. `POST /api/files/token` mints a token good
+// for two minutes, bound to the caller's account and active workspace; it may be used for several
+// files of that workspace until it expires, and stops working as soon as the account leaves the
+// workspace. Only its hash is stored.
+import type { Kysely } from "kysely";
+import type { Database } from "../../../db/schema.ts";
+import type { AccountCaller } from "../../../http/auth.ts";
+import { AppError } from "../../../http/errors.ts";
+import { randomToken, sha256Hex } from "../../../lib/crypto.ts";
+import * as store from "./store.ts";
+
+export const FILE_TOKEN_TTL_MS = 2 * 60 * 1000;
+
+export async function mintFileToken(db: Kysely<Database>, caller: AccountCaller, now: number) {
+	const token = randomToken(32);
+	const expires = now + FILE_TOKEN_TTL_MS;
+	await store.insertToken(db, {
+		token_hash: sha256Hex(token),
+		account: caller.accountId,
+		workspace: caller.workspaceId,
+		via: caller.kind,
+		created: now,
+		expires,
+	});
+	return { token, expiresAt: new Date(expires).toISOString() };
+}
+
+/** The file record the token opens; every refusal is a problem with a code. */
+export async function openFile(
+	db: Kysely<Database>,
+	token: string | undefined,
+	recordId: string,
+	now: number,
+) {
+	if (!token)
+		throw new AppError(
+			"file_download_invalid",
+			"A file token is required: POST /api/files/token, then ?token=",
+		);
+	const grant = await store.findLiveToken(db, sha256Hex(token), now);
+	if (!grant) throw new AppError("file_download_invalid", "The file token is unknown or expired");
+	// Files are vault records, and a key never opens the vault.
+	if (grant.via === "apiKey") {
+		throw new AppError("api_key_scope_missing", "API keys never reach vault files", {
+			extra: { scope: "record:read" },
+		});
+	}
+	const record = await store.findFileRecord(db, grant.workspace, recordId);
+	if (!record?.file_key) throw new AppError("not_found", "No file record with this id");
+	return record as typeof record & { file_key: string };
+}

@@ -1,0 +1,80 @@
+// Keeps blobs and rows consistent after a crash. Uploads write the blob first and the row second,
+// and deletions drop the row before the blob, so a process dying in between leaves at most a blob
+// no row points at: the sweep deletes such blobs once they are older than an hour (an upload in
+// flight is never that old when its row lands), removes stale partial uploads, and drops expired
+// file tokens. It runs at start-up and every ten minutes on timers that never hold the process.
+import type { FastifyInstance } from "fastify";
+import type { Kysely } from "kysely";
+import type { Database } from "../../../db/schema.ts";
+import { type BlobStore, sweepPartials } from "../../../lib/blob-store.ts";
+import * as store from "./store.ts";
+
+export const ORPHAN_GRACE_MS = 60 * 60 * 1000;
+export const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
+const BATCH = 500;
+
+export interface SweepResult {
+	orphans: number;
+	partials: number;
+	tokens: number;
+}
+
+/** `now` is wall-clock time: blob ages come from file modification times. */
+export async function sweepBlobs(
+	db: Kysely<Database>,
+	blobs: BlobStore,
+	blobRoot: string,
+	now = Date.now(),
+	graceMs = ORPHAN_GRACE_MS,
+): Promise<SweepResult> {
+	let orphans = 0;
+	let batch: string[] = [];
+	const flush = async () => {
+		const referenced = await store.referencedKeys(db, batch);
+		for (const key of batch) {
+			if (referenced.has(key)) continue;
+			await blobs.delete(key);
+			orphans++;
+		}
+		batch = [];
+	};
+	for await (const blob of blobs.list()) {
+		if (now - blob.modified <= graceMs) continue;
+		batch.push(blob.key);
+		if (batch.length >= BATCH) await flush();
+	}
+	await flush();
+	const partials = await sweepPartials(blobRoot, graceMs, now);
+	const tokens = Number((await store.deleteExpiredTokens(db, now)).numDeletedRows);
+	return { orphans, partials, tokens };
+}
+
+/** Runs the sweep at start-up and periodically; stopped (and awaited) when the app closes. */
+export function scheduleSweeps(app: FastifyInstance, blobRoot: string): void {
+	let timer: NodeJS.Timeout | undefined;
+	let running: Promise<unknown> = Promise.resolve();
+	let busy = false;
+	const run = () => {
+		if (busy) return; // the previous sweep is still going
+		busy = true;
+		running = sweepBlobs(app.store.db, app.blobs, blobRoot)
+			.then(
+				(r) => {
+					if (r.orphans + r.partials > 0) app.log.info(r, "blob sweep");
+				},
+				(err: unknown) => app.log.error({ err }, "blob sweep failed"),
+			)
+			.finally(() => {
+				busy = false;
+			});
+	};
+	app.addHook("onReady", async () => {
+		run();
+		timer = setInterval(run, SWEEP_INTERVAL_MS);
+		timer.unref();
+	});
+	app.addHook("onClose", async () => {
+		clearInterval(timer);
+		await running;
+	});
+}

@@ -1,0 +1,30 @@
+import type { Kysely, Transaction } from "kysely";
+import type { Database, SectionTable } from "../../../db/schema.ts";
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+export function selectSections(db: Db, workspaceId: string) {
+	return db.selectFrom("sections").selectAll("sections").where("sections.workspace", "=", workspaceId);
+}
+
+export function insertSection(db: Db, row: SectionTable) {
+	return db.insertInto("sections").values(row).execute();
+}
+
+export function updateSection(
+	db: Db,
+	id: string,
+	changes: Partial<Pick<SectionTable, "key" | "name" | "ordering">>,
+	now: number,
+) {
+	return db
+		.updateTable("sections")
+		.set({ ...changes, updated: now })
+		.where("id", "=", id)
+		.execute();
+}
+
+/** Records in the section stay; their `section` becomes null (foreign key `on delete set null`). */
+export function deleteSection(db: Db, id: string) {
+	return db.deleteFrom("sections").where("id", "=", id).execute();
+}

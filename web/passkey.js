@@ -1,0 +1,141 @@
+// The passkey page's script: runs the ceremony with @simplewebauthn/browser (served by this server
+// as /assets/simplewebauthn-browser.js), then opens svc://auth?code=…&state=… and shows the code
+// and the link for a browser that cannot open the app. Values come from the page's data attributes.
+
+(() => {
+	const root = document.getElementById("passkey");
+	if (!root) return;
+	const { mode, ticket, challenge, state } = root.dataset;
+	const form = document.getElementById("ceremony");
+	const button = document.getElementById("start");
+	const status = document.getElementById("status");
+	const errorBox = document.getElementById("error");
+	const lib = window.SimpleWebAuthnBrowser;
+
+	const messages = {
+		signups_disabled: "Sign-ups are off on this server. Ask its operator for a one-time link.",
+		passkey_email_invalid: "Enter a valid email address.",
+		passkey_email_taken: "An account with this email exists. Sign in from the app instead.",
+		passkey_ticket_invalid: "This one-time link is unknown, expired or already used.",
+		passkey_ceremony_invalid: "This attempt expired. Please try again.",
+		passkey_verification_failed: "The passkey could not be verified. Please try again.",
+		passkey_origin_invalid: "Passkeys work only at this server's own address.",
+		passkey_request_invalid: "The request was not understood. Reload the page and try again.",
+		rate_limited: "Too many attempts. Wait a minute and try again.",
+	};
+
+	function showError(text, code) {
+		errorBox.textContent = "";
+		const p = document.createElement("p");
+		p.textContent = text;
+		errorBox.appendChild(p);
+		if (code) {
+			const c = document.createElement("p");
+			c.className = "detail";
+			c.textContent = `Error code: ${code}`;
+			errorBox.appendChild(c);
+		}
+		errorBox.hidden = false;
+		status.textContent = "";
+		button.disabled = false;
+	}
+
+	async function post(url, body) {
+		const res = await fetch(url, {
+			method: "POST",
+			headers: { "content-type": "application/json", accept: "application/json" },
+			body: JSON.stringify(body),
+			credentials: "omit",
+		});
+		const json = await res.json().catch(() => ({}));
+		if (!res.ok) {
+			const err = new Error(json.detail || `HTTP ${res.status}`);
+			err.code = json.code || "error";
+			throw err;
+		}
+		return json;
+	}
+
+	function value(id) {
+		const input = document.getElementById(id);
+		const v = input ? input.value.trim() : "";
+		return v === "" ? undefined : v;
+	}
+
+	function appLink(code) {
+		const params = new URLSearchParams({ code });
+		if (state) params.set("state", state);
+		return `svc://auth?${params.toString()}`;
+	}
+
+	function showResult(code) {
+		const result = document.getElementById("result");
+		const text = document.getElementById("result-text");
+		form.hidden = true;
+		status.textContent = "";
+		if (code) {
+			const href = appLink(code);
+			text.textContent =
+				mode === "signin"
+					? "You are signed in. Returning to the app…"
+					: "Your passkey is saved. Returning to the app…";
+			document.getElementById("result-link").href = href;
+			document.getElementById("result-code").textContent = code;
+			document.getElementById("result-app").hidden = false;
+			result.hidden = false;
+			document.getElementById("result-heading").focus();
+			window.location.href = href;
+		} else {
+			text.textContent = "Your passkey is saved. You can now sign in from the app.";
+			result.hidden = false;
+			document.getElementById("result-heading").focus();
+		}
+	}
+
+	async function run() {
+		errorBox.hidden = true;
+		button.disabled = true;
+		status.textContent = "Waiting for your passkey…";
+		try {
+			let code;
+			if (mode === "signup") {
+				const body = { name: value("name") };
+				if (ticket) body.ticket = ticket;
+				else body.email = value("email");
+				if (challenge) body.challenge = challenge;
+				const begun = await post("/api/passkeys/register/begin", body);
+				const credential = await lib.startRegistration({ optionsJSON: begun.options });
+				status.textContent = "Checking…";
+				code = (await post("/api/passkeys/register/finish", { session: begun.session, credential })).code;
+			} else {
+				const begun = await post("/api/passkeys/login/begin", { challenge });
+				const credential = await lib.startAuthentication({ optionsJSON: begun.options });
+				status.textContent = "Checking…";
+				code = (await post("/api/passkeys/login/finish", { session: begun.session, credential })).code;
+			}
+			showResult(code);
+		} catch (err) {
+			if (err?.code && messages[err.code]) showError(messages[err.code], err.code);
+			else if (err && err.name === "NotAllowedError")
+				showError("The passkey prompt was closed or timed out. Press the button to try again.");
+			else if (err && err.name === "InvalidStateError")
+				showError("This device already holds a passkey for this account.");
+			else showError(err?.message ? err.message : "Something went wrong.", err?.code);
+		}
+	}
+
+	if (!lib?.browserSupportsWebAuthn()) {
+		showError("This browser does not support passkeys.");
+		button.disabled = true;
+		return;
+	}
+	form.addEventListener("submit", (event) => {
+		event.preventDefault();
+		if (mode === "signup" && !ticket && !value("email")) {
+			showError(messages.passkey_email_invalid, "passkey_email_invalid");
+			return;
+		}
+		void run(); // run() reports its own failures on the page
+	});
+	button.disabled = false;
+})();
