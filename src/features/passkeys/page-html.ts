@@ -81,6 +81,9 @@ function formFor(view: Extract<PageView, { data: unknown }>): {
 				),
 				button: "Create a passkey",
 			};
+		default:
+			// The error page has no form; renderPage never asks for one.
+			throw new Error(`no form for page kind ${String(view.kind)}`);
 	}
 }
 
