@@ -21,9 +21,38 @@ export interface Store {
 type DbConfig = Pick<Config, "databaseUrl" | "databaseSchema" | "dataDir" | "sqliteSynchronous">;
 
 export async function openStore(config: DbConfig): Promise<Store> {
-	const store = config.databaseUrl ? await openPostgres(config) : openSqlite(config);
-	await migrateToLatest(store.db, store.dialect === "postgres" ? config.databaseSchema : undefined);
+	if (config.databaseUrl) {
+		const store = await openPostgres(config);
+		// PostgreSQL: Kysely's migrator takes an advisory lock, so nodes starting together migrate once.
+		await migrateToLatest(store.db, config.databaseSchema || undefined);
+		return store;
+	}
+	const store = openSqlite(config);
+	// SQLite: Kysely takes no lock, so two processes on one DATA_DIR serialise on a lock file.
+	await withLockFile(path.join(config.dataDir, ".migrate.lock"), () => migrateToLatest(store.db));
 	return store;
+}
+
+/** Runs `fn` while holding an exclusive lock file; a lock older than `staleMs` is taken over. */
+async function withLockFile<T>(file: string, fn: () => Promise<T>, staleMs = 60_000): Promise<T> {
+	const deadline = Date.now() + 2 * staleMs;
+	for (;;) {
+		try {
+			fs.writeFileSync(file, String(process.pid), { flag: "wx" });
+			break;
+		} catch (err) {
+			if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+			const age = Date.now() - (fs.statSync(file, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
+			if (age > staleMs) fs.rmSync(file, { force: true });
+			else if (Date.now() > deadline) throw new Error(`could not take ${file}`);
+			else await new Promise((r) => setTimeout(r, 50));
+		}
+	}
+	try {
+		return await fn();
+	} finally {
+		fs.rmSync(file, { force: true });
+	}
 }
 
 function openSqlite(config: DbConfig): Store {

@@ -18,7 +18,7 @@ const migrations: Record<string, Migration> = {
 };
 
 export async function migrateToLatest(db: Kysely<Database>, schema?: string): Promise<void> {
-	// Kysely's migrator takes a lock on both dialects, so two nodes starting together migrate once.
+	// Kysely's migrator takes a lock on PostgreSQL, so two nodes starting together migrate once.
 	// With a named schema its bookkeeping tables must be looked up there: otherwise a same-named
 	// table in another schema of the database passes for ours.
 	const migrator = new Migrator({
@@ -26,10 +26,17 @@ export async function migrateToLatest(db: Kysely<Database>, schema?: string): Pr
 		provider: { getMigrations: async () => migrations },
 		...(schema ? { migrationTableSchema: schema } : {}),
 	});
-	const { error, results } = await migrator.migrateToLatest();
-	const failed = results?.find((r) => r.status === "Error");
-	if (error || failed) {
+	// Its table introspection reads every schema's catalog; a schema dropped elsewhere in the
+	// database at that instant fails the query. Migrating is idempotent, so try again.
+	for (let attempt = 1; ; attempt++) {
+		const { error, results } = await migrator.migrateToLatest();
+		const failed = results?.find((r) => r.status === "Error");
+		if (!error && !failed) return;
 		const reason = error instanceof Error ? error.message : String(error ?? "");
+		if (attempt < 3 && /schema "[^"]+" does not exist/.test(reason)) {
+			await new Promise((r) => setTimeout(r, 100 * attempt));
+			continue;
+		}
 		throw new Error(`database migration ${failed?.migrationName ?? ""} failed: ${reason}`);
 	}
 }
