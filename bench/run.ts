@@ -57,22 +57,20 @@ if (!fs.existsSync(path.join(root, "dist/src/main.js"))) {
 }
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-bench-"));
-const server = await startServer(
-	{
-		DATA_DIR: dataDir,
-		HOST: "127.0.0.1",
-		LOG_LEVEL: "info",
-		...(values.pg ? { DATABASE_URL: values.pg, DATABASE_SCHEMA: `bench_${process.pid}` } : {}),
-	},
-	"dist/src/main.js",
-);
+const serverEnv: Record<string, string> = {
+	DATA_DIR: dataDir,
+	HOST: "127.0.0.1",
+	LOG_LEVEL: "info",
+	...(values.pg ? { DATABASE_URL: values.pg, DATABASE_SCHEMA: `bench_${process.pid}` } : {}),
+};
+const server = await startServer(serverEnv, "dist/src/main.js");
 const bare = await startServer({}, "bench/bare.mjs");
 
 const rows: { result: Result; bare: Result }[] = [];
 try {
 	for (const s of scenarios) {
 		if (values.only && s.name !== values.only) continue;
-		const req = await s.setup(server.url);
+		const req = await s.setup(server.url, serverEnv);
 		// Warm up both, then measure the bare server and the real one back to back.
 		await autocannon({
 			url: `${server.url}${req.path}`,

@@ -5,6 +5,7 @@ import * as m0003 from "./migrations/0003-passkeys.ts";
 import * as m0004 from "./migrations/0004-passkey-ceremonies.ts";
 import * as m0005 from "./migrations/0005-vault.ts";
 import * as m0006 from "./migrations/0006-identities-apikeys.ts";
+import * as m0007 from "./migrations/0007-records-key-visibility.ts";
 import type { Database } from "./schema.ts";
 
 // Listed statically so the same list works from TypeScript sources and compiled output.
@@ -15,6 +16,7 @@ const migrations: Record<string, Migration> = {
 	"0004-passkey-ceremonies": m0004,
 	"0005-vault": m0005,
 	"0006-identities-apikeys": m0006,
+	"0007-records-key-visibility": m0007,
 };
 
 export async function migrateToLatest(db: Kysely<Database>, schema?: string): Promise<void> {
