@@ -70,6 +70,16 @@ function roleScopes(role: string | undefined): string[] | undefined {
 	return expandPermissions(rolePermissions[role as Role] ?? []);
 }
 
+function checkName(input: string): string {
+	const name = input.trim();
+	if (name.length < 1 || name.length > 200) {
+		throw new AppError("validation_failed", "name must be 1 to 200 characters", {
+			extra: { field: "body.name" },
+		});
+	}
+	return name;
+}
+
 /** Checks what the key is to carry against the catalogue; every refusal names what was refused. */
 function checkGrants(input: NewApiKey): void {
 	if (input.permissions.length === 0 && (input.scopes ?? []).length === 0) {
@@ -136,12 +146,7 @@ export async function createApiKey(
 	input: NewApiKey,
 	now: number,
 ): Promise<{ key: ApiKeyRecord; plainToken: string }> {
-	const name = input.name.trim();
-	if (name.length < 1 || name.length > 200) {
-		throw new AppError("validation_failed", "name must be 1 to 200 characters", {
-			extra: { field: "body.name" },
-		});
-	}
+	const name = checkName(input.name);
 	const expiresAt = input.expiresAt ?? null;
 	if (expiresAt !== null && (!Number.isSafeInteger(expiresAt) || expiresAt <= now)) {
 		throw new AppError("validation_failed", "expiresAt must be in the future", {
@@ -173,7 +178,7 @@ export async function createApiKey(
 }
 
 /** Administrators (holders of `member:*`) see every key of the workspace; others their own. */
-function seesAllKeys(caller: Pick<AccountCaller, "scopes">): boolean {
+export function seesAllKeys(caller: Pick<AccountCaller, "scopes">): boolean {
 	return hasScope(caller.scopes, "member:*");
 }
 
@@ -199,6 +204,19 @@ export async function revokeApiKey(
 	// Another member's key answers like a missing one.
 	if (!row || (row.account !== caller.accountId && !seesAllKeys(caller))) throw new AppError("not_found");
 	await store.deleteApiKey(db, caller.workspaceId, id);
+}
+
+/** Only the name changes: grants are fixed at creation and the token cannot be rotated in place. */
+export async function renameApiKey(
+	db: Db,
+	caller: Pick<AccountCaller, "accountId" | "workspaceId" | "scopes">,
+	id: string,
+	name: string,
+	now: number,
+): Promise<void> {
+	const row = await store.findApiKey(db, caller.workspaceId, id);
+	if (!row || (row.account !== caller.accountId && !seesAllKeys(caller))) throw new AppError("not_found");
+	await store.renameApiKey(db, caller.workspaceId, id, checkName(name), now);
 }
 
 /**

@@ -77,3 +77,33 @@ export async function memberRole(db: Db, workspace: string, account: string): Pr
 		.executeTakeFirst();
 	return row?.role;
 }
+
+/** The keys a caller may see: the workspace's, narrowed to `account`'s own unless undefined. Never the hash. */
+export function selectVisibleKeys(db: Db, workspace: string, account: string | undefined) {
+	let q = db
+		.selectFrom("api_keys")
+		.select([
+			"api_keys.id",
+			"api_keys.workspace",
+			"api_keys.account",
+			"api_keys.name",
+			"api_keys.permissions",
+			"api_keys.scopes",
+			"api_keys.expires_at",
+			"api_keys.created",
+			"api_keys.updated",
+			"api_keys.last_used",
+		])
+		.where("api_keys.workspace", "=", workspace);
+	if (account !== undefined) q = q.where("api_keys.account", "=", account);
+	return q;
+}
+
+export function renameApiKey(db: Db, workspace: string, id: string, name: string, now: number) {
+	return db
+		.updateTable("api_keys")
+		.set({ name, updated: now })
+		.where("workspace", "=", workspace)
+		.where("id", "=", id)
+		.execute();
+}

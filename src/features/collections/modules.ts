@@ -1,5 +1,7 @@
 // Every collection of `/api/collections/{collection}/records`. A feature adds its collection by
 // declaring a module (see registry.ts) and listing it here.
+import { apiKeysCollection } from "../apikeys/collection.ts";
+import { identitiesCollection } from "../identity/collection.ts";
 import { notificationsCollection } from "../notifications/collection.ts";
 import { recordsCollection } from "../vault/records/collection.ts";
 import { sectionsCollection } from "../vault/sections/collection.ts";
@@ -17,4 +19,6 @@ export const collectionModules: readonly AnyCollection[] = [
 	templatesCollection,
 	notificationsCollection,
 	passkeysCollection,
+	apiKeysCollection,
+	identitiesCollection,
 ];

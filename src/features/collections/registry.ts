@@ -5,12 +5,13 @@
 // answers exactly like "not found"), an explicit row -> record mapper, and handlers that call its
 // service. Adding a collection is declaring a module and listing it in modules.ts.
 import type { Expression, Kysely, SelectQueryBuilder } from "kysely";
-import type { TObject } from "typebox";
+import type { TObject, TSchema } from "typebox";
 import type { Database } from "../../db/schema.ts";
 import type { AccountCaller } from "../../http/auth.ts";
 import { requireScope } from "../../http/auth.ts";
 import { AppError } from "../../http/errors.ts";
 import type { BlobStore } from "../../lib/blob-store.ts";
+import type { RootKey } from "../server/root-key.ts";
 import type { WorkspaceHooks } from "../workspaces/hooks.ts";
 
 export type Operation = "list" | "view" | "create" | "update" | "delete";
@@ -41,6 +42,9 @@ export interface OperationContext {
 	now: number;
 	blobs: BlobStore;
 	workspaceHooks: WorkspaceHooks;
+	/** For collections that certify (`identities`): the root key and the domain it issues under. */
+	rootKey: RootKey;
+	domain: string;
 }
 
 /** A file already streamed into the blob store (under a fresh key) before its row is written. */
@@ -70,6 +74,8 @@ export interface CollectionModule<Row, Create, Update> {
 		item: TObject;
 		create?: TObject;
 		update?: TObject;
+		/** Response headers of a create, for the OpenAPI document (e.g. `X-Plain-Token`). */
+		createHeaders?: Record<string, TSchema>;
 	};
 	query: Readonly<Record<string, QueryField>>;
 	/** Sort used when `sort` is absent, in the same syntax (`-created`). */
@@ -109,8 +115,11 @@ export function defineCollection<Row, Create, Update>(
 	return module;
 }
 
-/** Sessions act for their own account: they hold these besides their role's scopes. */
-const ACCOUNT_SCOPES = ["workspace:*", "passkey:*"];
+/**
+ * Sessions act for their own account: they hold these besides their role's scopes. Minting API keys
+ * and certifying or withdrawing identities are the person's own acts, never a key's.
+ */
+const ACCOUNT_SCOPES = ["workspace:*", "passkey:*", "apikey:*", "identity:write"];
 
 /**
  * The access rule of `op`, applied the same way to list, view, create, update and delete:

@@ -112,7 +112,8 @@ function registerCollection(
 	validatorCompiler: FastifySchemaCompiler<unknown>,
 ) {
 	const base = `/api/collections/${module.name}/records`;
-	const item = ref((module.schemas.item as { $id?: string }).$id ?? module.name);
+	const itemId = (module.schemas.item as { $id?: string }).$id ?? module.name;
+	const item = ref(itemId);
 	const tags = [`collection: ${module.name}`];
 	const maxFileSize = app.config.maxFileSize;
 
@@ -150,6 +151,8 @@ function registerCollection(
 		now: app.clock.now(),
 		blobs: app.blobs,
 		workspaceHooks: app.workspaceHooks,
+		rootKey: app.rootKey,
+		domain: app.config.domain,
 	});
 
 	/** The JSON body, or the multipart fields (validated by the same schema) and the stored file. */
@@ -252,7 +255,12 @@ function registerCollection(
 			schema: {
 				...meta("create", `Create in ${module.name}`),
 				body: bodySchema(module.schemas.create),
-				response: { 200: item, ...errors(400, 401, 403, 405, 409, 413, 415) },
+				response: {
+					200: module.schemas.createHeaders
+						? Type.Unsafe<unknown>({ $ref: `${itemId}#`, headers: module.schemas.createHeaders })
+						: item,
+					...errors(400, 401, 403, 405, 409, 413, 415),
+				},
 			},
 		},
 		async (request, reply) => {

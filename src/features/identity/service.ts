@@ -10,6 +10,7 @@ import { AppError } from "../../http/errors.ts";
 import { seconds } from "../../lib/clock.ts";
 import { newId, rsaSignHex, type SignedEnvelope, signEnvelope, spkiFingerprint } from "../../lib/crypto.ts";
 import { KeyFormatError, parseP256PublicKey } from "../../lib/p256.ts";
+import { hasScope } from "../accounts/permissions.ts";
 import type { RootKey } from "../server/root-key.ts";
 import { issueCertificate } from "./certificate.ts";
 import * as store from "./store.ts";
@@ -151,6 +152,24 @@ export async function revokeIdentity(
 		(await store.findIdentityInWorkspace(db, workspaceId, id));
 	if (!row) throw new AppError("not_found");
 	return identityRecord(row);
+}
+
+/**
+ * Who may revoke or delete an identity: its creator, or a holder of `member:*` (owners and admins),
+ * as for API keys. Others see it (identity:read) but are refused with 403.
+ */
+export function checkIdentityManager(
+	caller: Pick<AccountCaller, "accountId" | "scopes">,
+	row: Pick<IdentityTable, "account">,
+): void {
+	if (row.account === caller.accountId || hasScope(caller.scopes, "member:*")) return;
+	throw new AppError(
+		"forbidden",
+		"Only its creator or a workspace administrator may withdraw this identity",
+		{
+			extra: { scope: "member:write" },
+		},
+	);
 }
 
 /** The status change a PATCH may ask for: only towards `revoked`. */

@@ -1,17 +1,17 @@
 // Hook for the `identity` relation on records (spec: "an identity relation on any record is
 // ownership-checked: attaching an identity the caller does not own is refused").
 //
-// The identities feature fills this in with its ownership check. Until then no identity exists
-// that a caller could own, so every non-empty identity is refused, naming the field.
+// The identities feature's check: the identity must belong to the caller's workspace; another
+// workspace's or an unknown identity is refused alike (400 `validation_failed`, `body.identity`).
 import type { Kysely, Transaction } from "kysely";
 import type { Database } from "../../../db/schema.ts";
 import type { AccountCaller } from "../../../http/auth.ts";
-import { invalidField } from "../../collections/fields.ts";
+import { checkIdentityOwnership as checkOwnedIdentity } from "../../identity/service.ts";
 
 export async function checkIdentityOwnership(
-	_db: Kysely<Database> | Transaction<Database>,
-	_caller: Pick<AccountCaller, "workspaceId" | "accountId">,
-	_identityId: string,
+	db: Kysely<Database> | Transaction<Database>,
+	caller: Pick<AccountCaller, "workspaceId" | "accountId">,
+	identityId: string,
 ): Promise<void> {
-	throw invalidField("identity", "is not an identity of this workspace");
+	await checkOwnedIdentity(db, caller, identityId);
 }
