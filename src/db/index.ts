@@ -3,7 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import SQLite from "better-sqlite3";
 import { Kysely, PostgresDialect, SqliteDialect, sql } from "kysely";
-import pg from "pg";
+import type pg from "pg";
 import type { Config } from "../config.ts";
 import { migrateToLatest } from "./migrate.ts";
 import type { Database } from "./schema.ts";
@@ -75,15 +75,19 @@ function openSqlite(config: DbConfig): Store {
 	};
 }
 
-const types = {
-	getTypeParser(oid: number, format?: "text" | "binary") {
-		// int8 (20) holds our millisecond times and counts: well inside 2^53, so numbers are exact.
-		if (oid === 20) return (v: string) => Number(v);
-		return pg.types.getTypeParser(oid, format);
-	},
-};
+/** int8 (20) holds our millisecond times and counts: well inside 2^53, so numbers are exact. */
+function int8AsNumber(pgTypes: typeof pg.types) {
+	return {
+		getTypeParser(oid: number, format?: "text" | "binary") {
+			if (oid === 20) return (v: string) => Number(v);
+			return pgTypes.getTypeParser(oid, format);
+		},
+	};
+}
 
 async function openPostgres(config: DbConfig): Promise<Store> {
+	// Loaded only when PostgreSQL is configured: the SQLite default does not carry the driver.
+	const { default: pg } = await import("pg");
 	const schema = config.databaseSchema;
 	if (schema && !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) {
 		throw new Error("DATABASE_SCHEMA must be a lower-case SQL identifier");
@@ -100,7 +104,7 @@ async function openPostgres(config: DbConfig): Promise<Store> {
 	const pool = new pg.Pool({
 		connectionString: config.databaseUrl,
 		max: 10,
-		types,
+		types: int8AsNumber(pg.types),
 		...(schema ? { options: `-c search_path=${schema}` } : {}),
 	});
 	const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });

@@ -2,7 +2,6 @@
 // when REDIS_URL is set so several nodes share them. A refusal is 429 `rate_limited` with Retry-After.
 import rateLimit from "@fastify/rate-limit";
 import type { FastifyInstance } from "fastify";
-import { Redis } from "ioredis";
 import type { Config } from "../config.ts";
 import { AppError } from "./errors.ts";
 
@@ -39,8 +38,13 @@ export function rateLimits(config: Pick<Config, "ratelimitConnectRequests">) {
 export type RateLimits = ReturnType<typeof rateLimits>;
 
 export async function registerRateLimit(app: FastifyInstance, config: Config): Promise<void> {
+	// The Redis client is loaded only when REDIS_URL is set; one node keeps counters in memory.
 	const redis = config.redisUrl
-		? new Redis(config.redisUrl, { connectTimeout: 2000, maxRetriesPerRequest: 1, enableOfflineQueue: true })
+		? new (await import("ioredis")).Redis(config.redisUrl, {
+				connectTimeout: 2000,
+				maxRetriesPerRequest: 1,
+				enableOfflineQueue: true,
+			})
 		: undefined;
 	if (redis) app.addHook("onClose", async () => void (await redis.quit()));
 	await app.register(rateLimit, {
