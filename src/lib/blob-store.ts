@@ -64,12 +64,17 @@ export function createFsBlobStore(root: string): BlobStore {
 					done(null, chunk);
 				},
 			});
+			const out = fs.createWriteStream(partial, { flags: "wx" });
 			try {
-				await pipeline(source, meter, fs.createWriteStream(partial, { flags: "wx" }));
+				await pipeline(source, meter, out);
 				const final = where(key);
 				await fs.promises.mkdir(path.dirname(final), { recursive: true });
 				await fs.promises.rename(partial, final);
 			} catch (err) {
+				// The file is opened asynchronously: a failure before the open completes would let
+				// the open recreate it after the removal. Wait until the stream has closed.
+				// (Not events.once: it rejects on the stream's own error event, which comes first.)
+				if (!out.closed) await new Promise<void>((resolve) => out.once("close", () => resolve()));
 				await fs.promises.rm(partial, { force: true });
 				source.resume?.();
 				throw err;

@@ -6,9 +6,15 @@
 import { sql } from "kysely";
 import { Type } from "typebox";
 import type { IdentityTable } from "../../db/schema.ts";
-import { iso, isoOrNull, Nullable, Timestamp } from "../collections/fields.ts";
+import { Nullable, Timestamp } from "../collections/fields.ts";
 import { defineCollection } from "../collections/registry.ts";
-import { checkIdentityManager, createIdentity, deleteIdentity, setIdentityStatus } from "./service.ts";
+import {
+	checkIdentityManager,
+	createIdentity,
+	deleteIdentity,
+	identityRecord,
+	setIdentityStatus,
+} from "./service.ts";
 
 export const Identity = Type.Object(
 	{
@@ -81,20 +87,8 @@ export const identitiesCollection = defineCollection<
 			.selectFrom("identities")
 			.selectAll("identities")
 			.where("identities.workspace", "=", caller.workspaceId),
-	toItem: (row) => ({
-		id: row.id,
-		workspace: row.workspace,
-		name: row.name,
-		fingerprint: row.fingerprint,
-		publicKey: row.public_key,
-		certificate: row.certificate,
-		parentSignature: row.parent_signature,
-		domainAtIssue: row.domain_at_issue,
-		status: row.status,
-		created: iso(row.created),
-		updated: iso(row.updated),
-		revokedAt: isoOrNull(row.revoked_at),
-	}),
+	// The one mapper for an identity record, shared with the service (never the private half: none is held).
+	toItem: identityRecord,
 	handlers: {
 		create: async ({ db, caller, now, rootKey, domain }, input) => {
 			const made = await createIdentity(
