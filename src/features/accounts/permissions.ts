@@ -57,3 +57,9 @@ export const rolePermissions: Record<Role, readonly string[]> = {
 	admin: permissions.map((p) => p.name),
 	member: permissions.map((p) => p.name).filter((n) => n !== "attestations:issue" && n !== "members:write"),
 };
+
+/** The scopes a workspace role holds; undefined for no membership. The one place a role is expanded. */
+export function roleScopes(role: string | undefined): string[] | undefined {
+	if (role === undefined) return undefined;
+	return expandPermissions(rolePermissions[role as Role] ?? []);
+}

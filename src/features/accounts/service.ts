@@ -5,7 +5,7 @@ import type { AccountTable, Database } from "../../db/schema.ts";
 import type { AccountCaller, SessionResolver } from "../../http/auth.ts";
 import { AppError } from "../../http/errors.ts";
 import { newId, randomToken, sha256Hex } from "../../lib/crypto.ts";
-import { expandPermissions, type Role, rolePermissions } from "./permissions.ts";
+import { roleScopes } from "./permissions.ts";
 import * as store from "./store.ts";
 
 export const SESSION_TTL_MS = 30 * 24 * 60 * 60 * 1000;
@@ -93,7 +93,7 @@ export function sessionResolver(db: Kysely<Database>): SessionResolver {
 			kind: "session",
 			accountId: row.accountId,
 			workspaceId: row.workspace,
-			scopes: expandPermissions(rolePermissions[row.role as Role] ?? []),
+			scopes: roleScopes(row.role) ?? [],
 			credentialId: row.sessionId,
 		};
 		return caller;

@@ -11,8 +11,7 @@ import {
 	expandPermissions,
 	findPermission,
 	hasScope,
-	type Role,
-	rolePermissions,
+	roleScopes,
 	VAULT_PERMISSIONS,
 } from "../accounts/permissions.ts";
 import * as store from "./store.ts";
@@ -64,11 +63,6 @@ export function isVaultScope(scope: string): boolean {
 }
 
 const knownScopes = new Set(catalogue.flatMap((p) => p.scopes));
-
-function roleScopes(role: string | undefined): string[] | undefined {
-	if (role === undefined) return undefined;
-	return expandPermissions(rolePermissions[role as Role] ?? []);
-}
 
 function checkName(input: string): string {
 	const name = input.trim();
