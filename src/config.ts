@@ -216,7 +216,7 @@ export const options: Option<keyof Config>[] = [
 		"dnsServers",
 		"DNS_SERVERS",
 		"",
-		"`host:port,…` resolvers for `_svc` TXT look-ups; empty uses the system resolver.",
+		"`host:port,…` resolvers for `_svc` TXT look-ups and for the A/AAAA look-ups of callback and peer hosts; empty uses the system resolver.",
 		hostPortList,
 	),
 	o(

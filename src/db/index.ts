@@ -63,7 +63,7 @@ function openSqlite(config: DbConfig): Store {
 	conn.pragma("foreign_keys = ON");
 	conn.pragma("busy_timeout = 5000");
 	conn.pragma(`synchronous = ${config.sqliteSynchronous}`);
-	const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: conn }) });
+	const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: statementCache(conn) }) });
 	return {
 		db,
 		dialect: "sqlite",
@@ -72,6 +72,33 @@ function openSqlite(config: DbConfig): Store {
 			return true;
 		},
 		destroy: () => db.destroy(),
+	};
+}
+
+/**
+ * Kysely's SQLite driver prepares every query afresh; preparing costs as much as running a small
+ * query. Statements are kept by SQL text (at most `size`, least recently used dropped), which pays
+ * off for queries compiled once (db/prepared.ts) and for any query Kysely compiles to the same text.
+ * A statement still iterating (a streamed query) is never handed out twice.
+ */
+function statementCache(conn: SQLite.Database, size = 256) {
+	const cache = new Map<string, SQLite.Statement>();
+	return {
+		close: () => conn.close(),
+		prepare(text: string): SQLite.Statement {
+			const hit = cache.get(text);
+			if (hit && !hit.busy) {
+				cache.delete(text);
+				cache.set(text, hit);
+				return hit;
+			}
+			const statement = conn.prepare(text);
+			if (!hit) {
+				cache.set(text, statement);
+				if (cache.size > size) cache.delete(cache.keys().next().value as string);
+			}
+			return statement;
+		},
 	};
 }
 

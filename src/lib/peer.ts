@@ -5,6 +5,7 @@
 import crypto from "node:crypto";
 import dns from "node:dns";
 import { openEnvelope, type SignedEnvelope, spkiFingerprint } from "./crypto.ts";
+import { createOutboundClient } from "./outbound.ts";
 
 export interface PeerOptions {
 	/** `host:port` resolvers for the TXT look-up; empty uses the system's. */
@@ -40,34 +41,41 @@ export function peerBase(domain: string, opts: Pick<PeerOptions, "peerOverrides"
 
 export class PeerFetchError extends Error {}
 
-/** GET a JSON document: no redirects, a deadline, a size cap. Any failure is a PeerFetchError. */
-export async function fetchJson(url: string, timeoutMs: number): Promise<unknown> {
-	let res: Response;
+/**
+ * GET a JSON document through the safe outbound client: no redirects, a deadline, a size cap, and
+ * the address policy (no loopback, private or reserved address) unless `url` is on a PEER_OVERRIDES
+ * base, which the operator configured and which therefore skips the check (design). Any failure is
+ * a PeerFetchError.
+ */
+export async function fetchJson(
+	url: string,
+	opts: Pick<PeerOptions, "dnsServers" | "peerOverrides"> & { timeoutMs: number },
+): Promise<unknown> {
+	let origin: string;
 	try {
-		res = await fetch(url, {
-			redirect: "error",
-			signal: AbortSignal.timeout(timeoutMs),
-			headers: { accept: "application/json" },
-		});
-	} catch (err) {
-		throw new PeerFetchError(`${url}: ${(err as Error).message}`);
+		origin = new URL(url).origin;
+	} catch {
+		throw new PeerFetchError(`${url}: not an absolute URL`);
 	}
-	if (res.status !== 200 || !res.body) {
-		await res.body?.cancel().catch(() => undefined);
-		throw new PeerFetchError(`${url} answered ${res.status}`);
-	}
-	const chunks: Uint8Array[] = [];
-	let size = 0;
+	const client = createOutboundClient({
+		allowPrivate: false,
+		dnsServers: opts.dnsServers,
+		timeoutMs: opts.timeoutMs,
+		maxBodyBytes: MAX_BODY,
+		trusted: Object.values(opts.peerOverrides).includes(origin),
+	});
 	try {
-		for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-			size += chunk.byteLength;
-			if (size > MAX_BODY) throw new PeerFetchError(`${url}: body over ${MAX_BODY} bytes`);
-			chunks.push(chunk);
+		const res = await client.send({ method: "GET", url, headers: { accept: "application/json" } });
+		if (res.kind !== "response") throw new PeerFetchError(`${url}: ${res.reason}`);
+		if (res.status !== 200) throw new PeerFetchError(`${url} answered ${res.status}`);
+		if (res.truncated) throw new PeerFetchError(`${url}: body over ${MAX_BODY} bytes`);
+		try {
+			return JSON.parse(res.body.toString("utf8"));
+		} catch (err) {
+			throw new PeerFetchError(`${url}: ${(err as Error).message}`);
 		}
-		return JSON.parse(Buffer.concat(chunks).toString("utf8"));
-	} catch (err) {
-		if (err instanceof PeerFetchError) throw err;
-		throw new PeerFetchError(`${url}: ${(err as Error).message}`);
+	} finally {
+		await client.close();
 	}
 }
 
@@ -100,7 +108,7 @@ export async function resolvePeerKey(domain: string, opts: PeerOptions): Promise
 	const base = peerBase(domain, opts);
 	let claim: unknown;
 	try {
-		claim = await fetchJson(`${base}/api/server`, opts.timeoutMs ?? 5000);
+		claim = await fetchJson(`${base}/api/server`, { ...opts, timeoutMs: opts.timeoutMs ?? 5000 });
 	} catch (err) {
 		return { state: "unreachable", reason: (err as Error).message };
 	}

@@ -74,7 +74,10 @@ export async function fetchPeerStanding(
 	if (pin.state !== "verified") return pin;
 	let answer: unknown;
 	try {
-		answer = await fetchJson(`${pin.base}/api/identities/${fingerprint}/status`, opts.timeoutMs ?? 5000);
+		answer = await fetchJson(`${pin.base}/api/identities/${fingerprint}/status`, {
+			...opts,
+			timeoutMs: opts.timeoutMs ?? 5000,
+		});
 	} catch (err) {
 		return { state: "unreachable", reason: (err as Error).message };
 	}

@@ -1,0 +1,24 @@
+// The stamping itself, in whichever thread calls it (the pool's workers do): bytes, type and line
+// in, stamped bytes of the same type out.
+import { NotWatermarkableError } from "./errors.ts";
+import { stampImage } from "./image.ts";
+import { oneLine } from "./line.ts";
+import { stampPdf } from "./pdf.ts";
+
+export const STAMPABLE_TYPES = ["application/pdf", "image/jpeg", "image/png", "image/webp"] as const;
+
+export type StampableType = (typeof STAMPABLE_TYPES)[number];
+
+export function isStampable(type: string): type is StampableType {
+	return (STAMPABLE_TYPES as readonly string[]).includes(type);
+}
+
+export async function stampBytes(bytes: Uint8Array, type: string, line: string): Promise<Uint8Array> {
+	const text = oneLine(line);
+	if (text === "") throw new TypeError("the stamp line is empty");
+	if (type === "application/pdf") return stampPdf(bytes, text);
+	if (type === "image/jpeg" || type === "image/png" || type === "image/webp") {
+		return stampImage(bytes, type, text);
+	}
+	throw new NotWatermarkableError(`${type} files cannot be stamped`);
+}
