@@ -31,16 +31,38 @@ interface Result {
 	non2xx: number;
 }
 
-async function measure(name: string, url: string, req: BenchRequest): Promise<Result> {
-	const r = await autocannon({
+let client = 0;
+/** A distinct client address per request (10.0.0.0/8), for scenarios read by many clients. */
+function nextClient(): string {
+	client = (client + 1) % 0xffffff;
+	return `10.${client >> 16}.${(client >> 8) & 255}.${client & 255}`;
+}
+
+function cannonOptions(url: string, req: BenchRequest) {
+	return {
 		url: `${url}${req.path}`,
 		method: req.method,
 		headers: req.headers,
 		body: req.body,
 		connections,
-		duration,
 		pipelining: 1,
-	});
+		...(req.manyClients
+			? {
+					requests: [
+						{
+							setupRequest: (r: { headers?: Record<string, string> }) => ({
+								...r,
+								headers: { ...r.headers, "x-forwarded-for": nextClient() },
+							}),
+						},
+					],
+				}
+			: {}),
+	};
+}
+
+async function measure(name: string, url: string, req: BenchRequest): Promise<Result> {
+	const r = await autocannon({ ...cannonOptions(url, req), duration } as autocannon.Options);
 	return {
 		name,
 		rps: r.requests.average,
@@ -61,6 +83,8 @@ const serverEnv: Record<string, string> = {
 	DATA_DIR: dataDir,
 	HOST: "127.0.0.1",
 	LOG_LEVEL: "info",
+	// The public scenarios come from many client addresses (X-Forwarded-For from loopback).
+	TRUST_PROXY: "true",
 	...(values.pg ? { DATABASE_URL: values.pg, DATABASE_SCHEMA: `bench_${process.pid}` } : {}),
 };
 const server = await startServer(serverEnv, "dist/src/main.js");
@@ -72,14 +96,7 @@ try {
 		if (values.only && s.name !== values.only) continue;
 		const req = await s.setup(server.url, serverEnv);
 		// Warm up both, then measure the bare server and the real one back to back.
-		await autocannon({
-			url: `${server.url}${req.path}`,
-			method: req.method,
-			headers: req.headers,
-			body: req.body,
-			connections,
-			duration: 2,
-		});
+		await autocannon({ ...cannonOptions(server.url, req), duration: 2 } as autocannon.Options);
 		const b = await measure(s.name, bare.url, { method: "GET", path: "/" });
 		const result = await measure(s.name, server.url, req);
 		rows.push({ result, bare: b });

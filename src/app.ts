@@ -8,14 +8,21 @@ import type { Config } from "./config.ts";
 import { openStore, type Store } from "./db/index.ts";
 import { accountRoutes } from "./features/accounts/routes.ts";
 import { sessionResolver } from "./features/accounts/service.ts";
+import { answerRoutes } from "./features/answers/routes.ts";
 import { apiKeyResolver } from "./features/apikeys/service.ts";
+import { callbackRoutes } from "./features/callbacks/routes.ts";
 import { challengeRoutes, createChallengeScopes } from "./features/challenges/routes.ts";
 import { collectionRoutes } from "./features/collections/routes.ts";
 import { identityRoutes } from "./features/identity/routes.ts";
 import { passkeyPageRoutes } from "./features/passkeys/page.ts";
 import { passkeyRoutes } from "./features/passkeys/routes.ts";
+import { requestRoutes } from "./features/requests/routes.ts";
 import { loadRootKey, type RootKey } from "./features/server/root-key.ts";
 import { serverRoutes } from "./features/server/routes.ts";
+import { createGrantHooks } from "./features/shares/grant-hooks.ts";
+import { shareRoutes } from "./features/shares/routes.ts";
+import { shareStampFor } from "./features/shares/service.ts";
+import { stampingRoutes } from "./features/stamping/routes.ts";
 import { fileRoutes } from "./features/vault/files/routes.ts";
 import { createWorkspaceHooks } from "./features/workspaces/hooks.ts";
 import { authPlugin } from "./http/auth.ts";
@@ -27,6 +34,7 @@ import { validatorCompiler } from "./http/validation.ts";
 import { type BlobStore, createFsBlobStore } from "./lib/blob-store.ts";
 import { type Clock, systemClock } from "./lib/clock.ts";
 import { newId } from "./lib/crypto.ts";
+import { createStamper, type Stamper } from "./lib/stamp/index.ts";
 
 declare module "fastify" {
 	interface FastifyInstance {
@@ -34,6 +42,8 @@ declare module "fastify" {
 		store: Store;
 		clock: Clock;
 		blobs: BlobStore;
+		/** Stamps files off the event loop (a worker pool per app, stopped on close). */
+		stamper: Stamper;
 		rootKey: RootKey;
 		limits: RateLimits;
 		/** Every route registered, for the OpenAPI completeness test and the bench. */
@@ -48,6 +58,8 @@ export interface AppDeps {
 	extend?: (app: FastifyInstance) => Promise<void>;
 	/** Where log lines go instead of stdout (tests read them). */
 	logStream?: NodeJS.WritableStream;
+	/** Total bound of one callback delivery in ms (tests shorten it; the spec's 10 s otherwise). */
+	callbackTimeoutMs?: number;
 }
 
 export type App = FastifyInstance;
@@ -105,12 +117,17 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
 		app.decorate("store", store);
 		app.decorate("clock", clock);
 		app.decorate("blobs", deps.blobs ?? createFsBlobStore(path.join(config.dataDir, "blobs")));
+		const stamper = createStamper();
+		app.addHook("onClose", () => stamper.close());
+		app.decorate("stamper", stamper);
 		app.decorate("rootKey", rootKey);
 		app.decorate("limits", rateLimits(config));
 		// Features with challengeable slugs register here (registerChallengeScope).
 		app.decorate("challengeScopes", createChallengeScopes());
 		// Features with rows a workspace deletion must revoke or remove register here.
 		app.decorate("workspaceHooks", createWorkspaceHooks());
+		// Features watching shares and the records behind them register here (grant events).
+		app.decorate("grantHooks", createGrantHooks());
 
 		await app.register(authPlugin);
 		app.authResolvers.session = sessionResolver(store.db);
@@ -163,6 +180,11 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
 		await app.register(passkeyPageRoutes);
 		await app.register(collectionRoutes);
 		await app.register(fileRoutes);
+		await app.register(requestRoutes);
+		await app.register(callbackRoutes, { timeoutMs: deps.callbackTimeoutMs });
+		await app.register(shareRoutes);
+		await app.register(answerRoutes);
+		await app.register(stampingRoutes, { shareStampFor });
 		if (deps.extend) await deps.extend(app);
 		app.get("/api/openapi.json", { schema: { hide: true } }, async () => app.swagger());
 

@@ -15,6 +15,8 @@ export async function serve(env = process.env): Promise<void> {
 	}
 	const app = await buildApp(config);
 	await app.listen({ port: config.port, host: config.host });
+	// Callback deliveries: the outbox loop runs in the server process only (tests drive drainOnce).
+	app.outbox.start();
 	app.log.info(
 		{
 			domain: config.domain,

@@ -6,6 +6,9 @@ import * as m0004 from "./migrations/0004-passkey-ceremonies.ts";
 import * as m0005 from "./migrations/0005-vault.ts";
 import * as m0006 from "./migrations/0006-identities-apikeys.ts";
 import * as m0007 from "./migrations/0007-records-key-visibility.ts";
+import * as m0008 from "./migrations/0008-links.ts";
+import * as m0009 from "./migrations/0009-requests-outbox.ts";
+import * as m0010 from "./migrations/0010-answer-entries.ts";
 import type { Database } from "./schema.ts";
 
 // Listed statically so the same list works from TypeScript sources and compiled output.
@@ -17,6 +20,9 @@ const migrations: Record<string, Migration> = {
 	"0005-vault": m0005,
 	"0006-identities-apikeys": m0006,
 	"0007-records-key-visibility": m0007,
+	"0008-links": m0008,
+	"0009-requests-outbox": m0009,
+	"0010-answer-entries": m0010,
 };
 
 export async function migrateToLatest(db: Kysely<Database>, schema?: string): Promise<void> {

@@ -219,6 +219,117 @@ export interface FileTokenTable {
 	expires: number;
 }
 
+export interface LinkTable {
+	id: string;
+	workspace: string;
+	slug: string;
+	label: string;
+	status: "active" | "paused" | "revoked" | "expired";
+	password_hash: string | null;
+	max_views: number | null;
+	view_count: number;
+	expires_at: number | null;
+	require_handshake: number;
+	stamp: string | null;
+	purpose: string;
+	ref: string | null;
+	identity: string | null;
+	handed_over: number;
+	sign_in_client: string | null;
+	created_by: string | null;
+	created: number;
+	updated: number;
+}
+
+export interface LinkRecordTable {
+	link: string;
+	record: string;
+	position: number;
+}
+
+export interface LinkSectionTable {
+	link: string;
+	section: string;
+	position: number;
+}
+
+export interface LinkTokenTable {
+	token_hash: string;
+	link: string;
+	kind: "download" | "archive";
+	record: string | null;
+	view: number;
+	stamp_line: string | null;
+	created: number;
+	expires: number;
+}
+
+export interface RequestTable {
+	id: string;
+	workspace: string;
+	/** The creator; null once their account is deleted. */
+	account: string | null;
+	slug: string;
+	label: string;
+	/** JSON array of TemplateItem. */
+	items: string;
+	/** The template the items were copied from, if any. */
+	template: string | null;
+	/** `open` or `closed`; `expired` is derived from `expires_at`. */
+	status: "open" | "closed";
+	password_hash: string | null;
+	requires_identifier: number;
+	require_handshake: number;
+	allow_extra_fields: number;
+	identity_scope: "any" | "from_root";
+	identity: string | null;
+	expires_at: number | null;
+	callback_url: string | null;
+	created: number;
+	updated: number;
+}
+
+export interface RequestAnswerTable {
+	/** The responder's link id (`responseId`). */
+	id: string;
+	request: string;
+	/** The responder; null for an answer kept on another server. */
+	account: string | null;
+	workspace: string | null;
+	/** Proven identity id, or a fingerprint for a remote answer; null when none was proven. */
+	identity: string | null;
+	identifier: string;
+	sender_name: string;
+	/** JSON object of values typed directly. */
+	data: string;
+	/** The responder's server for an answer kept there. */
+	server: string | null;
+	/** JSON object: template key -> id of the record minted from a typed value. */
+	minted: string;
+	/** JSON object: template key -> id of the responder's vault record linked for it. */
+	entries: string;
+	created: number;
+	updated: number;
+}
+
+export interface OutboxTable {
+	id: string;
+	kind: "submission" | "grant_event";
+	request: string;
+	url: string;
+	/** The JSON body, exactly as it is POSTed. */
+	payload: string;
+	state: "pending" | "sending" | "delivered" | "failed";
+	attempts: number;
+	next_attempt: number;
+	lease: string | null;
+	lease_until: number | null;
+	last_status: number | null;
+	last_error: string | null;
+	created: number;
+	updated: number;
+}
+
 export interface Database {
 	server_keys: ServerKeyTable;
 	accounts: AccountTable;
@@ -238,4 +349,11 @@ export interface Database {
 	templates: TemplateTable;
 	notifications: NotificationTable;
 	file_tokens: FileTokenTable;
+	requests: RequestTable;
+	request_answers: RequestAnswerTable;
+	outbox: OutboxTable;
+	links: LinkTable;
+	link_records: LinkRecordTable;
+	link_sections: LinkSectionTable;
+	link_tokens: LinkTokenTable;
 }

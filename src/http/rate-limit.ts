@@ -32,6 +32,8 @@ export function rateLimits(config: Pick<Config, "ratelimitConnectRequests">) {
 		download: { max: 120, timeWindow: minute },
 		/** CPU-heavy work (stamping, verification). */
 		heavy: { max: 20, timeWindow: minute },
+		/** `POST /api/requests/callback-test`: each call may hold an outbound request for up to 10 s. */
+		callbackTest: { max: 10, timeWindow: minute },
 	} satisfies Record<string, Limit>;
 }
 

@@ -35,6 +35,7 @@ export async function listRecords(
 	db: Kysely<Database>,
 	caller: AccountCaller,
 	query: ListQuery,
+	now: number,
 ): Promise<ListPage> {
 	const page = query.page ?? 1;
 	const perPage = query.perPage ?? PER_PAGE_DEFAULT;
@@ -74,7 +75,7 @@ export async function listRecords(
 		perPage,
 		totalItems,
 		totalPages: totalItems < 0 ? -1 : Math.ceil(totalItems / perPage),
-		items: found.map((row) => module.toItem(row)),
+		items: found.map((row) => module.toItem(row, now)),
 	};
 }
 

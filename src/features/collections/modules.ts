@@ -3,6 +3,8 @@
 import { apiKeysCollection } from "../apikeys/collection.ts";
 import { identitiesCollection } from "../identity/collection.ts";
 import { notificationsCollection } from "../notifications/collection.ts";
+import { requestsCollection } from "../requests/collection.ts";
+import { linksCollection } from "../shares/collection.ts";
 import { recordsCollection } from "../vault/records/collection.ts";
 import { sectionsCollection } from "../vault/sections/collection.ts";
 import { templatesCollection } from "../vault/templates/collection.ts";
@@ -21,4 +23,6 @@ export const collectionModules: readonly AnyCollection[] = [
 	passkeysCollection,
 	apiKeysCollection,
 	identitiesCollection,
+	requestsCollection,
+	linksCollection,
 ];

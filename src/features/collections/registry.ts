@@ -12,6 +12,7 @@ import { requireScope } from "../../http/auth.ts";
 import { AppError } from "../../http/errors.ts";
 import type { BlobStore } from "../../lib/blob-store.ts";
 import type { RootKey } from "../server/root-key.ts";
+import type { GrantHooks } from "../shares/grant-hooks.ts";
 import type { WorkspaceHooks } from "../workspaces/hooks.ts";
 
 export type Operation = "list" | "view" | "create" | "update" | "delete";
@@ -42,9 +43,13 @@ export interface OperationContext {
 	now: number;
 	blobs: BlobStore;
 	workspaceHooks: WorkspaceHooks;
+	/** What watches shares and records (grant events), called inside each change's transaction. */
+	grantHooks: GrantHooks;
 	/** For collections that certify (`identities`): the root key and the domain it issues under. */
 	rootKey: RootKey;
 	domain: string;
+	/** The callback URL policy (`requests`): ALLOW_PRIVATE_CALLBACKS and the resolvers to check hosts with. */
+	callbackPolicy: { allowPrivate: boolean; dnsServers: readonly string[] };
 }
 
 /** A file already streamed into the blob store (under a fresh key) before its row is written. */
@@ -92,8 +97,8 @@ export interface CollectionModule<Row, Create, Update> {
 	select(db: Kysely<Database>, caller: AccountCaller): SelectQueryBuilder<any, any, Row>;
 	/** Fills in what the select leaves out, once per page of rows (e.g. alias values). */
 	complete?(db: Kysely<Database>, rows: Row[]): Promise<Row[]>;
-	/** Explicit mapper: only these members ever reach JSON (never key material or hashes). */
-	toItem(row: Row): unknown;
+	/** Explicit mapper: only these members ever reach JSON (never key material or hashes). `now` is the app clock's. */
+	toItem(row: Row, now: number): unknown;
 	handlers: {
 		create?(ctx: OperationContext, input: Create, upload?: StoredUpload): Promise<Created>;
 		update?(ctx: OperationContext, row: Row, input: Update, upload?: StoredUpload): Promise<void>;

@@ -151,8 +151,10 @@ function registerCollection(
 		now: app.clock.now(),
 		blobs: app.blobs,
 		workspaceHooks: app.workspaceHooks,
+		grantHooks: app.grantHooks,
 		rootKey: app.rootKey,
 		domain: app.config.domain,
+		callbackPolicy: { allowPrivate: app.config.allowPrivateCallbacks, dnsServers: app.config.dnsServers },
 	});
 
 	/** The JSON body, or the multipart fields (validated by the same schema) and the stored file. */
@@ -227,7 +229,13 @@ function registerCollection(
 			},
 		},
 		async (request) =>
-			listRecords(module, app.store.db, request.caller as AccountCaller, request.query as ListQuery),
+			listRecords(
+				module,
+				app.store.db,
+				request.caller as AccountCaller,
+				request.query as ListQuery,
+				app.clock.now(),
+			),
 	);
 
 	app.get(
@@ -243,7 +251,10 @@ function registerCollection(
 		},
 		async (request) => {
 			const { id } = request.params as { id: string };
-			return module.toItem(await findVisible(module, app.store.db, request.caller as AccountCaller, id));
+			return module.toItem(
+				await findVisible(module, app.store.db, request.caller as AccountCaller, id),
+				app.clock.now(),
+			);
 		},
 	);
 
@@ -270,7 +281,7 @@ function registerCollection(
 			const ctx = context(request);
 			const created = await withUpload(upload, () => create(ctx, input, upload));
 			if (created.headers) reply.headers(created.headers);
-			return module.toItem(await findVisible(module, app.store.db, ctx.caller, created.id));
+			return module.toItem(await findVisible(module, app.store.db, ctx.caller, created.id), ctx.now);
 		},
 	);
 
@@ -295,7 +306,7 @@ function registerCollection(
 			const row = await findVisible(module, ctx.db, ctx.caller, id);
 			const { input, upload } = await readBody(request, module.schemas.update);
 			await withUpload(upload, () => update(ctx, row, input, upload));
-			return module.toItem(await findVisible(module, ctx.db, ctx.caller, id));
+			return module.toItem(await findVisible(module, ctx.db, ctx.caller, id), ctx.now);
 		},
 	);
 

@@ -49,3 +49,8 @@ export async function openFile(
 	if (!record?.file_key) throw new AppError("not_found", "No file record with this id");
 	return record as typeof record & { file_key: string };
 }
+
+/** A file record of the workspace (never a value record or another workspace's), for other features. */
+export function findWorkspaceFile(db: Kysely<Database>, workspaceId: string, recordId: string) {
+	return store.findFileRecord(db, workspaceId, recordId);
+}

@@ -10,6 +10,7 @@ import type { BlobStore } from "../../../lib/blob-store.ts";
 import { newId } from "../../../lib/crypto.ts";
 import { invalidField, isForeignKeyViolation } from "../../collections/fields.ts";
 import type { StoredUpload } from "../../collections/registry.ts";
+import { type GrantHooks, runRecordsChanged } from "../../shares/grant-hooks.ts";
 import { checkIdentityOwnership } from "./identity-check.ts";
 import * as store from "./store.ts";
 
@@ -28,7 +29,11 @@ interface Deps {
 	blobs: BlobStore;
 	caller: AccountCaller;
 	now: number;
+	grantHooks?: GrantHooks;
 }
+
+/** Changes that alter what a share or grant reading the record returns. */
+const VALUE_CHANGES: readonly (keyof store.RecordChanges)[] = ["value", "alias", "file_key"];
 
 export async function createRecord(
 	deps: Deps,
@@ -131,7 +136,14 @@ export async function updateRecord(
 		identity: changes.identity ?? null,
 	});
 	if (Object.keys(changes).length === 0) return;
-	await relationRace(() => db.transaction().execute((trx) => store.updateRecord(trx, row.id, changes, now)));
+	const valueChanged = VALUE_CHANGES.some((c) => changes[c] !== undefined);
+	await relationRace(() =>
+		db.transaction().execute(async (trx) => {
+			await store.updateRecord(trx, row.id, changes, now);
+			if (valueChanged)
+				await runRecordsChanged(deps.grantHooks, trx, { records: [row.id], deleted: false }, now);
+		}),
+	);
 	if (upload && row.file_key) await blobs.delete(row.file_key);
 }
 
@@ -140,7 +152,12 @@ export async function deleteRecord(deps: Deps, row: RecordTable): Promise<void> 
 	if (await store.hasAliases(db, row.id)) {
 		throw new AppError("conflict", "Other records alias this record: point them elsewhere first");
 	}
-	await relationRace(() => db.transaction().execute((trx) => store.deleteRecord(trx, row.id)));
+	await relationRace(() =>
+		db.transaction().execute(async (trx) => {
+			await runRecordsChanged(deps.grantHooks, trx, { records: [row.id], deleted: true }, deps.now);
+			await store.deleteRecord(trx, row.id);
+		}),
+	);
 	if (row.file_key) await blobs.delete(row.file_key);
 }
 

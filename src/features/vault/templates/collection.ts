@@ -1,8 +1,8 @@
 // The `templates` collection: what a request asks responders for, as a list of TemplateItem.
 // Open to API keys holding `templates:read` / `templates:write`.
-import { sql } from "kysely";
+import { type Kysely, sql, type Transaction } from "kysely";
 import { type Static, Type } from "typebox";
-import type { TemplateTable } from "../../../db/schema.ts";
+import type { Database, TemplateTable } from "../../../db/schema.ts";
 import { newId } from "../../../lib/crypto.ts";
 import { invalidField, iso, KEY_PATTERN, Timestamp } from "../../collections/fields.ts";
 import { defineCollection } from "../../collections/registry.ts";
@@ -69,8 +69,8 @@ const TemplateUpdate = Type.Object(
 type Create = Static<typeof TemplateCreate>;
 type Update = Static<typeof TemplateUpdate>;
 
-/** Keys must be unique: an answer maps each key to one value. */
-function checkItems(items: TemplateItem[]): string {
+/** Keys must be unique: an answer maps each key to one value. Answers the stored JSON (requests reuse it). */
+export function checkItems(items: TemplateItem[]): string {
 	const seen = new Set<string>();
 	items.forEach((item, i) => {
 		if (seen.has(item.key))
@@ -87,6 +87,16 @@ function checkItems(items: TemplateItem[]): string {
 			...(i.description === undefined ? {} : { description: i.description }),
 		})),
 	);
+}
+
+/** The items of a template of `workspaceId` (a request built from one copies them); undefined when none. */
+export async function templateItems(
+	db: Kysely<Database> | Transaction<Database>,
+	workspaceId: string,
+	id: string,
+): Promise<TemplateItem[] | undefined> {
+	const row = await store.selectTemplates(db, workspaceId).where("templates.id", "=", id).executeTakeFirst();
+	return row ? (JSON.parse(row.items) as TemplateItem[]) : undefined;
 }
 
 function checkName(name: string): string {

@@ -1,0 +1,173 @@
+// HTTP for answers: answering a request on this server, and what a request collected.
+import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import { Type } from "typebox";
+import { type AccountCaller, optionalCaller, requireAccount, requireScope } from "../../http/auth.ts";
+import { AppError } from "../../http/errors.ts";
+import { errors } from "../../http/schemas.ts";
+import * as requestStore from "../requests/store.ts";
+import {
+	MAX_VALUE_LENGTH,
+	onWorkspaceDeleted,
+	registerAnswerHooks,
+	requestLinks,
+	submitAnswer,
+	sweepExpiredAnswers,
+} from "./service.ts";
+
+const AnswerBody = Type.Object(
+	{
+		password: Type.Optional(Type.String({ maxLength: 200 })),
+		identifier: Type.Optional(
+			Type.String({ maxLength: 200, description: "Required when the probe says `requiresIdentifier`." }),
+		),
+		senderName: Type.Optional(Type.String({ maxLength: 200, description: "Free text; unverified." })),
+		values: Type.Optional(
+			Type.Record(Type.String({ maxLength: 64 }), Type.String({ maxLength: MAX_VALUE_LENGTH }), {
+				description:
+					"Template key -> value typed directly, checked against the item's type; minted as records in your workspace.",
+			}),
+		),
+		entries: Type.Optional(
+			Type.Record(Type.String({ maxLength: 64 }), Type.String({ maxLength: 64 }), {
+				description:
+					"Template key -> id of a record of your active workspace, granted as it is (a `file` item needs a file record).",
+			}),
+		),
+		identityId: Type.Optional(Type.String({ maxLength: 64 })),
+		challengeNonce: Type.Optional(Type.String({ maxLength: 256 })),
+		challengeSignature: Type.Optional(Type.String({ maxLength: 256 })),
+	},
+	{ additionalProperties: false },
+);
+
+const AnswerResult = Type.Object({
+	ok: Type.Boolean(),
+	responseId: Type.String({
+		description: "The id of the answer's link in your workspace; stable when you answer again.",
+	}),
+	linkId: Type.String({ description: "Legacy alias of `responseId`." }),
+	completed: Type.Boolean({ description: "Every required item is answered (always true on success)." }),
+	updated: Type.Boolean({ description: "True when this replaced your earlier answer." }),
+	identity: Type.String({ description: "The identity proven by the challenge; empty when none." }),
+});
+
+const Collected = Type.Object({
+	responseId: Type.String(),
+	linkId: Type.String(),
+	slug: Type.String({
+		description: "The answer's share slug while it is active (read files through it); empty otherwise.",
+	}),
+	remote: Type.Boolean({ description: "True for an answer kept on another server." }),
+	server: Type.Optional(Type.String({ description: "That server's domain, for a remote answer." })),
+	status: Type.String({
+		description: "`active`, `paused`, `expired` or `revoked` (also for a deleted answer).",
+	}),
+	identity: Type.String({ description: "Identity proven by handshake; empty when none." }),
+	identifier: Type.String(),
+	senderName: Type.String(),
+	values: Type.Array(
+		Type.Object({
+			key: Type.String({ description: "The template key." }),
+			label: Type.String(),
+			recordId: Type.String(),
+			type: Type.Union([Type.Literal("value"), Type.Literal("file")]),
+			value: Type.Union([Type.String(), Type.Null()]),
+			file: Type.Union([
+				Type.Object({
+					name: Type.String(),
+					type: Type.String(),
+					size: Type.Integer(),
+					sha256: Type.String(),
+				}),
+				Type.Null(),
+			]),
+		}),
+		{ description: "Current values, only while the answer is active; empty otherwise." },
+	),
+	created: Type.String({ format: "date-time" }),
+	updated: Type.String({ format: "date-time" }),
+});
+
+const SWEEP_MS = 60_000;
+
+export const answerRoutes: FastifyPluginAsyncTypebox = async (app) => {
+	const db = app.store.db;
+	registerAnswerHooks(app.grantHooks);
+	app.workspaceHooks.onWorkspaceDeleted.push((trx, workspaceId, now) =>
+		onWorkspaceDeleted(trx, workspaceId, now),
+	);
+
+	const sweep = setInterval(() => {
+		sweepExpiredAnswers(db, app.grantHooks, app.clock.now()).catch((err) =>
+			app.log.warn({ err }, "answer expiry sweep failed"),
+		);
+	}, SWEEP_MS);
+	sweep.unref();
+	app.addHook("onClose", async () => clearInterval(sweep));
+
+	app.post(
+		"/api/public/requests/:slug",
+		{
+			onRequest: optionalCaller,
+			config: { rateLimit: app.limits.gate },
+			schema: {
+				tags: ["requests"],
+				summary: "Answer a request: your values become a revocable share in your own workspace",
+				description:
+					"Session only (else 401 `request_account_required`). Gates: the request is open (404 `request_closed`, `request_expired`), its password (401 `link_password_required`, `link_password_invalid`), the identifier when required (400 `validation_failed`), a proven identity when required (401 `challenge_required`, `challenge_invalid`, `signature_invalid`; 403 `identity_revoked`). Values are checked against the template (400 `validation_failed` naming `values.<key>` or `entries.<key>`). Answering again updates the same answer (same `responseId`).",
+				security: [{ Session: [] }],
+				params: Type.Object({ slug: Type.String({ minLength: 1, maxLength: 128 }) }),
+				body: AnswerBody,
+				response: { 200: AnswerResult, ...errors(400, 401, 403, 404, 409, 429) },
+			},
+		},
+		async (request) =>
+			submitAnswer(
+				{ db, now: app.clock.now() },
+				request.caller ?? { kind: "guest" },
+				request.params.slug,
+				request.body,
+			),
+	);
+
+	app.get(
+		"/api/requests/:id/links",
+		{
+			onRequest: requireAccount,
+			schema: {
+				tags: ["requests"],
+				summary: "What a request collected: its answers, with current values while each is active",
+				description: "Needs `request:read`. Answers in the order they first came, paged like collections.",
+				security: [{ ApiKey: [] }, { Session: [] }],
+				params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 128 }) }),
+				querystring: Type.Object({
+					page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000, default: 1 })),
+					perPage: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 30 })),
+				}),
+				response: {
+					200: Type.Object({
+						page: Type.Integer(),
+						perPage: Type.Integer(),
+						totalItems: Type.Integer(),
+						totalPages: Type.Integer(),
+						items: Type.Array(Collected),
+					}),
+					...errors(400, 401, 403, 404),
+				},
+			},
+		},
+		async (request) => {
+			const caller = request.caller as AccountCaller;
+			requireScope(caller, "request:read");
+			const found = await requestStore.findRequest(db, caller.workspaceId, request.params.id);
+			if (!found) throw new AppError("not_found", "No request with this id in this workspace");
+			return requestLinks(
+				db,
+				found.id,
+				request.query.page ?? 1,
+				request.query.perPage ?? 30,
+				app.clock.now(),
+			);
+		},
+	);
+};

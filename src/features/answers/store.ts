@@ -1,0 +1,176 @@
+// Kysely queries for answers: the answer rows, the links they are, and which answers a record
+// change reaches (directly, through a section, or through an alias).
+import type { Kysely, Transaction } from "kysely";
+import type { Database, RequestAnswerTable } from "../../db/schema.ts";
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+export function findAnswer(db: Db, requestId: string, accountId: string) {
+	return db
+		.selectFrom("request_answers")
+		.selectAll()
+		.where("request", "=", requestId)
+		.where("account", "=", accountId)
+		.executeTakeFirst();
+}
+
+export function insertAnswer(db: Db, row: RequestAnswerTable) {
+	return db.insertInto("request_answers").values(row).execute();
+}
+
+export function updateAnswer(db: Db, id: string, changes: Partial<RequestAnswerTable>) {
+	return db.updateTable("request_answers").set(changes).where("id", "=", id).execute();
+}
+
+/** The answer a link is, with its request's owner; undefined for a link that answers nothing. */
+export function answerOfLink(db: Db, linkId: string) {
+	return db
+		.selectFrom("request_answers")
+		.innerJoin("requests", "requests.id", "request_answers.request")
+		.innerJoin("workspaces", "workspaces.id", "requests.workspace")
+		.select([
+			"request_answers.id",
+			"request_answers.request",
+			"requests.label as request_label",
+			"requests.workspace as request_workspace",
+			"requests.account as request_account",
+			"workspaces.owner as request_owner",
+		])
+		.where("request_answers.id", "=", linkId)
+		.executeTakeFirst();
+}
+
+/** Answer links in a workspace (for a workspace deletion). */
+export function answersInWorkspace(db: Db, workspaceId: string) {
+	return db
+		.selectFrom("request_answers")
+		.innerJoin("links", "links.id", "request_answers.id")
+		.select(["request_answers.id", "request_answers.request", "links.status"])
+		.where("request_answers.workspace", "=", workspaceId)
+		.execute();
+}
+
+/**
+ * Active answer links that resolve any of `records`: naming one, naming its section, or naming
+ * (or holding in a named section) a record that aliases one.
+ */
+export function answerLinksResolving(db: Db, records: readonly string[]) {
+	const ids = [...records];
+	return db
+		.selectFrom("links")
+		.innerJoin("request_answers", "request_answers.id", "links.id")
+		.select(["links.id", "request_answers.request"])
+		.where("links.status", "=", "active")
+		.where((eb) => {
+			const reached = eb
+				.selectFrom("records")
+				.select("records.id")
+				.where((w) => w.or([w("records.id", "in", ids), w("records.alias", "in", ids)]));
+			const reachedSections = eb
+				.selectFrom("records")
+				.select("records.section")
+				.where("records.section", "is not", null)
+				.where((w) => w.or([w("records.id", "in", ids), w("records.alias", "in", ids)]));
+			return eb.or([
+				eb(
+					"links.id",
+					"in",
+					eb
+						.selectFrom("link_records")
+						.select("link_records.link")
+						.where("link_records.record", "in", reached),
+				),
+				eb(
+					"links.id",
+					"in",
+					eb
+						.selectFrom("link_sections")
+						.select("link_sections.link")
+						.where("link_sections.section", "in", reachedSections),
+				),
+			]);
+		})
+		.execute();
+}
+
+/** How many records the link grants (directly or through sections) besides `excluding`. */
+export async function otherGrantedCount(
+	db: Db,
+	linkId: string,
+	excluding: readonly string[],
+): Promise<number> {
+	const row = await db
+		.selectFrom("records")
+		.select((eb) => eb.fn.countAll<number>().as("n"))
+		.where("records.id", "not in", [...excluding])
+		.where((eb) =>
+			eb.or([
+				eb("records.id", "in", eb.selectFrom("link_records").select("record").where("link", "=", linkId)),
+				eb(
+					"records.section",
+					"in",
+					eb.selectFrom("link_sections").select("section").where("link", "=", linkId),
+				),
+			]),
+		)
+		.executeTakeFirstOrThrow();
+	return Number(row.n);
+}
+
+/** A page of a request's answers with their links (a link may be gone: deleted by its holder). */
+export function answersOfRequest(db: Db, requestId: string, limit: number, offset: number) {
+	return db
+		.selectFrom("request_answers")
+		.leftJoin("links", "links.id", "request_answers.id")
+		.select([
+			"request_answers.id",
+			"request_answers.identity",
+			"request_answers.identifier",
+			"request_answers.sender_name",
+			"request_answers.data",
+			"request_answers.server",
+			"request_answers.created",
+			"request_answers.updated",
+			"links.status",
+			"links.slug",
+			"links.expires_at",
+			"links.workspace as link_workspace",
+		])
+		.where("request_answers.request", "=", requestId)
+		.orderBy("request_answers.created")
+		.orderBy("request_answers.id")
+		.limit(limit)
+		.offset(offset)
+		.execute();
+}
+
+export async function countAnswers(db: Db, requestId: string): Promise<number> {
+	const row = await db
+		.selectFrom("request_answers")
+		.select((eb) => eb.fn.countAll<number>().as("n"))
+		.where("request", "=", requestId)
+		.executeTakeFirstOrThrow();
+	return Number(row.n);
+}
+
+/** Active answer links past their expiry, for the expiry sweep. */
+export function expiredAnswerLinks(db: Db, now: number, limit: number) {
+	return db
+		.selectFrom("links")
+		.innerJoin("request_answers", "request_answers.id", "links.id")
+		.select("links.id")
+		.where("links.status", "=", "active")
+		.where("links.expires_at", "<=", now)
+		.limit(limit)
+		.execute();
+}
+
+export function recordsOfWorkspace(db: Db, workspaceId: string, ids: readonly string[]) {
+	if (ids.length === 0) return Promise.resolve([]);
+	return db
+		.selectFrom("records")
+		.select(["id", "kind", "value", "alias"])
+		.where("workspace", "=", workspaceId)
+		.where("id", "in", [...ids])
+		.execute();
+}

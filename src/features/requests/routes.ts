@@ -1,0 +1,55 @@
+// HTTP for requests: the public probe by slug, and the `request` challenge scope. Answering and
+// `GET /api/requests/{id}/links` build on this feature.
+import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import { Type } from "typebox";
+import { publicOrigin } from "../../config.ts";
+import { errors } from "../../http/schemas.ts";
+import { registerChallengeScope } from "../challenges/routes.ts";
+import { ServerClaim, Sharer } from "../shares/schemas.ts";
+import { TemplateItem } from "../vault/templates/collection.ts";
+import { probeRequest } from "./service.ts";
+import * as store from "./store.ts";
+
+const Probe = Type.Object({
+	label: Type.String(),
+	status: Type.String({ description: "`open`, `closed` or `expired`." }),
+	requiresPassword: Type.Boolean(),
+	requiresIdentifier: Type.Boolean({ description: "The responder must enter an identifier." }),
+	requireHandshake: Type.Boolean({ description: "The responder must prove an identity (signed challenge)." }),
+	allowExtraFields: Type.Boolean({ description: "Fields beyond the template are accepted." }),
+	identityScope: Type.Union([Type.Literal("any"), Type.Literal("from_root")], {
+		description: "`any` or `from_root` (identities this server certified).",
+	}),
+	template: Type.Array(TemplateItem, { description: "What the request asks for." }),
+	requester: Sharer,
+	server: ServerClaim,
+});
+
+export const requestRoutes: FastifyPluginAsyncTypebox = async (app) => {
+	const { config, rootKey, clock } = app;
+	const db = app.store.db;
+	const server = { domain: config.domain, fingerprint: rootKey.fingerprint, origin: publicOrigin(config) };
+
+	// A nonce for any request that exists; whether it still takes answers is the answer's check.
+	registerChallengeScope(app, "request", (_db, slug) => store.slugExists(db, slug));
+
+	app.get(
+		"/api/public/requests/:slug",
+		{
+			schema: {
+				summary: "Probe a request: its gates, what it asks for, who asks and which server speaks",
+				description:
+					"No credential: the slug is the capability. A closed or expired request still answers, with its `status`; an unknown slug is 404.",
+				tags: ["requests"],
+				params: Type.Object({ slug: Type.String({ minLength: 1, maxLength: 128 }) }),
+				response: { 200: Probe, ...errors(400, 404, 429) },
+			},
+			config: { rateLimit: app.limits.probe },
+		},
+		async (request, reply) => {
+			const probe = await probeRequest(db, request.params.slug, server, clock.now());
+			reply.header("cache-control", "no-store");
+			return probe;
+		},
+	);
+};

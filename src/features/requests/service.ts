@@ -1,0 +1,202 @@
+// The rules of requests (spec "Request", "Request status", "Callback URL policy"): what a request
+// asks for (inline TemplateItems or a template's, copied at save), its status, its password, its
+// callback URL, and the public probe. Answering is built on top (`request_answers`).
+import type { Kysely, Transaction } from "kysely";
+import type { Database, RequestTable } from "../../db/schema.ts";
+import { type AccountCaller, requireScope } from "../../http/auth.ts";
+import { AppError } from "../../http/errors.ts";
+import { newId, randomToken } from "../../lib/crypto.ts";
+import { hashPassword } from "../../lib/password.ts";
+import { type CallbackPolicy, checkCallbackUrl } from "../callbacks/policy.ts";
+import { invalidField, iso, isoOrNull } from "../collections/fields.ts";
+import { checkIdentityOwnership } from "../identity/service.ts";
+import { checkItems, type TemplateItem, templateItems } from "../vault/templates/collection.ts";
+import * as store from "./store.ts";
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+/** Stored `open` or `closed`; an open request at or past `expiresAt` reads as `expired`. */
+export type RequestStatus = RequestTable["status"] | "expired";
+export const IDENTITY_SCOPES = ["any", "from_root"] as const;
+/** 192 bits from the CSPRNG (32 base64url characters): the capability a responder holds. */
+const SLUG_BYTES = 24;
+
+export function effectiveStatus(
+	row: Pick<RequestTable, "status" | "expires_at">,
+	now: number,
+): RequestStatus {
+	return row.status === "open" && row.expires_at !== null && row.expires_at <= now ? "expired" : row.status;
+}
+
+/** The members a create or update may carry; absent members stay as they are on update. */
+export interface RequestInput {
+	label?: string;
+	items?: TemplateItem[];
+	template?: string;
+	status?: RequestTable["status"];
+	password?: string | null;
+	requiresIdentifier?: boolean;
+	requireHandshake?: boolean;
+	allowExtraFields?: boolean;
+	identityScope?: RequestTable["identity_scope"];
+	expiresAt?: string | null;
+	callbackUrl?: string | null;
+	identity?: string | null;
+}
+
+export interface SaveContext {
+	db: Kysely<Database>;
+	caller: AccountCaller;
+	now: number;
+	policy: CallbackPolicy;
+}
+
+function checkLabel(label: string): string {
+	const trimmed = label.trim();
+	if (trimmed === "") throw invalidField("label", "must not be blank");
+	return trimmed;
+}
+
+function parseExpiry(value: string, now: number): number {
+	const ms = Date.parse(value);
+	if (!/^\d{4}-\d{2}-\d{2}T/.test(value) || Number.isNaN(ms)) {
+		throw invalidField("expiresAt", "must be an ISO 8601 date-time");
+	}
+	if (ms <= now) throw invalidField("expiresAt", "must be in the future");
+	return ms;
+}
+
+/** The columns `input` sets, each checked; shared by create and update. */
+async function columns(ctx: SaveContext, input: RequestInput): Promise<Partial<RequestTable>> {
+	const { db, caller, now, policy } = ctx;
+	const out: Partial<RequestTable> = {};
+	if (input.label !== undefined) out.label = checkLabel(input.label);
+	if (input.items !== undefined && input.template !== undefined) {
+		throw invalidField("template", "and items cannot both be given: name a template or list the items");
+	}
+	if (input.items !== undefined) {
+		out.items = checkItems(input.items);
+		out.template = null;
+	}
+	if (input.template !== undefined) {
+		// Reading a template needs its own scope: an API key without it learns nothing through a request.
+		requireScope(caller, "template:read");
+		const items = await templateItems(db, caller.workspaceId, input.template);
+		if (!items) throw invalidField("template", "names no template of this workspace");
+		if (items.length === 0) throw invalidField("template", "has no items");
+		out.items = checkItems(items);
+		out.template = input.template;
+	}
+	if (input.status !== undefined) out.status = input.status;
+	if (input.password !== undefined) {
+		out.password_hash = input.password === null ? null : await hashPassword(input.password);
+	}
+	if (input.requiresIdentifier !== undefined) out.requires_identifier = input.requiresIdentifier ? 1 : 0;
+	if (input.requireHandshake !== undefined) out.require_handshake = input.requireHandshake ? 1 : 0;
+	if (input.allowExtraFields !== undefined) out.allow_extra_fields = input.allowExtraFields ? 1 : 0;
+	if (input.identityScope !== undefined) out.identity_scope = input.identityScope;
+	if (input.expiresAt !== undefined) {
+		out.expires_at = input.expiresAt === null ? null : parseExpiry(input.expiresAt, now);
+	}
+	if (input.callbackUrl !== undefined) {
+		out.callback_url = input.callbackUrl === null ? null : await checkCallbackUrl(input.callbackUrl, policy);
+	}
+	if (input.identity !== undefined) {
+		if (input.identity !== null) await checkIdentityOwnership(db, caller, input.identity);
+		out.identity = input.identity;
+	}
+	return out;
+}
+
+export async function createRequest(ctx: SaveContext, input: RequestInput): Promise<string> {
+	if (input.items === undefined && input.template === undefined) {
+		throw invalidField("items", "is required unless a template is named");
+	}
+	const set = await columns(ctx, input);
+	const id = newId();
+	await store.insertRequest(ctx.db, {
+		id,
+		workspace: ctx.caller.workspaceId,
+		account: ctx.caller.accountId,
+		slug: randomToken(SLUG_BYTES),
+		label: set.label as string,
+		items: set.items as string,
+		template: set.template ?? null,
+		status: set.status ?? "open",
+		password_hash: set.password_hash ?? null,
+		requires_identifier: set.requires_identifier ?? 0,
+		require_handshake: set.require_handshake ?? 0,
+		allow_extra_fields: set.allow_extra_fields ?? 0,
+		identity_scope: set.identity_scope ?? "any",
+		identity: set.identity ?? null,
+		expires_at: set.expires_at ?? null,
+		callback_url: set.callback_url ?? null,
+		created: ctx.now,
+		updated: ctx.now,
+	});
+	return id;
+}
+
+export async function updateRequest(ctx: SaveContext, row: RequestTable, input: RequestInput): Promise<void> {
+	const set = await columns(ctx, input);
+	if (Object.keys(set).length > 0) await store.updateRequest(ctx.db, row.id, { ...set, updated: ctx.now });
+}
+
+/** The record as served: never the password hash. */
+export function requestRecord(row: RequestTable, now: number) {
+	return {
+		id: row.id,
+		workspace: row.workspace,
+		slug: row.slug,
+		label: row.label,
+		status: effectiveStatus(row, now),
+		items: JSON.parse(row.items) as TemplateItem[],
+		template: row.template,
+		requiresPassword: row.password_hash !== null,
+		requiresIdentifier: row.requires_identifier === 1,
+		requireHandshake: row.require_handshake === 1,
+		allowExtraFields: row.allow_extra_fields === 1,
+		identityScope: row.identity_scope,
+		identity: row.identity,
+		expiresAt: isoOrNull(row.expires_at),
+		callbackUrl: row.callback_url,
+		created: iso(row.created),
+		updated: iso(row.updated),
+	};
+}
+
+export interface ServerClaim {
+	domain: string;
+	fingerprint: string;
+	origin: string;
+}
+
+/** `GET /api/public/requests/{slug}`: the gates, the questions, who asks and which server speaks. */
+export async function probeRequest(db: Db, slug: string, server: ServerClaim, now: number) {
+	const row = await store.findPublicRequest(db, slug);
+	if (!row) throw new AppError("not_found", "No request has this slug");
+	return {
+		label: row.label,
+		status: effectiveStatus(row, now),
+		requiresPassword: row.password_hash !== null,
+		requiresIdentifier: row.requires_identifier === 1,
+		requireHandshake: row.require_handshake === 1,
+		allowExtraFields: row.allow_extra_fields === 1,
+		identityScope: row.identity_scope,
+		template: JSON.parse(row.items) as TemplateItem[],
+		requester: {
+			name: row.requester_name,
+			domain: server.domain,
+			...(row.identity && row.identity_fingerprint
+				? {
+						identity: {
+							id: row.identity,
+							fingerprint: row.identity_fingerprint,
+							name: row.identity_name ?? "",
+						},
+					}
+				: {}),
+		},
+		server,
+	};
+}

@@ -1,0 +1,141 @@
+// Zip archives of a share's files, streamed with yazl: entries are added one at a time and read
+// from the blob store only when yazl gets to them, so neither the archive nor a file is ever held
+// in memory whole. Files are stored, not deflated: PDFs and images do not shrink.
+//
+// On a watermarked share every entry is a stamped copy, and a file that cannot be stamped is left
+// out, never included unmarked. Stamped copies are made one at a time while the archive streams,
+// and the next is made only once the client has taken most of the previous one.
+import type { Readable } from "node:stream";
+import type { FastifyInstance, FastifyReply } from "fastify";
+import yazl from "yazl";
+import type { AccountCaller } from "../../http/auth.ts";
+import { requireScope } from "../../http/auth.ts";
+import { AppError } from "../../http/errors.ts";
+import { contentDisposition } from "../../lib/sniff.ts";
+import { isNotWatermarkable, StampBusyError } from "../../lib/stamp/index.ts";
+import { hasScope } from "../accounts/permissions.ts";
+import { EntryNames, isWatermarked, readGrants, type ShareFile, type SharesContext } from "./service.ts";
+import * as store from "./store.ts";
+
+/** The owner's copy: the caller's own share, claiming no view; only files the caller may read. */
+export async function ownerArchive(ctx: SharesContext, caller: AccountCaller, linkId: string, now: number) {
+	requireScope(caller, "link:read");
+	const link = await store.findLink(ctx.db, caller.workspaceId, linkId);
+	if (!link) throw new AppError("link_not_found");
+	// A key never opens the vault: it may read none of the files.
+	const readsFiles = caller.kind === "session" && hasScope(caller.scopes, "record:read");
+	const { records } = readsFiles ? await readGrants(ctx, link) : { records: [] };
+	const files: ShareFile[] = records.flatMap((r) =>
+		r.kind === "file" && r.file_key
+			? [
+					{
+						id: r.id,
+						fileKey: r.file_key,
+						name: r.file_name ?? "file",
+						type: r.file_type ?? "",
+						size: r.file_size ?? 0,
+					},
+				]
+			: [],
+	);
+	if (files.length === 0) throw new AppError("archive_empty");
+	const stampLine = isWatermarked(link)
+		? `${link.stamp ?? ""} | owner copy | ${new Date(now).toISOString().slice(0, 10)}`
+		: null;
+	return { link, files, stampLine };
+}
+
+const BUSY_RETRIES = 20;
+const BUSY_WAIT_MS = 250;
+/** How much of the archive may wait unread before the next stamped copy is made. */
+const BACKLOG_BYTES = 1024 * 1024;
+
+/**
+ * A stamped copy of `file`, or undefined when it cannot be stamped (left out of archives). A
+ * full stamping pool is waited out (a few seconds) rather than failing the download.
+ */
+export async function stampedCopy(
+	app: FastifyInstance,
+	file: ShareFile,
+	line: string,
+): Promise<Buffer | undefined> {
+	for (let attempt = 0; ; attempt++) {
+		try {
+			return await app.stamper.stampFile({
+				type: file.type,
+				line,
+				stream: await app.blobs.get(file.fileKey),
+			});
+		} catch (err) {
+			if (isNotWatermarkable(err)) return undefined;
+			if (err instanceof StampBusyError && attempt < BUSY_RETRIES) {
+				await new Promise((r) => setTimeout(r, BUSY_WAIT_MS));
+				continue;
+			}
+			throw err;
+		}
+	}
+}
+
+/** Streams `files` as a zip attachment named `name`; stamped with `stampLine` when it is set. */
+export async function streamArchive(
+	app: FastifyInstance,
+	reply: FastifyReply,
+	name: string,
+	files: ShareFile[],
+	stampLine: string | null,
+) {
+	const zip = new yazl.ZipFile();
+	const names = new EntryNames();
+	const mtime = new Date(app.clock.now());
+	const output = zip.outputStream as Readable;
+	zip.on("error", (err: Error) => {
+		app.log.warn({ err }, "archive stream failed");
+		output.destroy(err);
+	});
+	reply
+		.type("application/zip")
+		.header("cache-control", "private, no-store")
+		.header("content-disposition", contentDisposition("attachment", name));
+
+	if (stampLine === null) {
+		for (const file of files) {
+			zip.addReadStreamLazy(names.next(file.name), { size: file.size, compress: false, mtime }, (cb) => {
+				app.blobs.get(file.fileKey).then(
+					(stream) => cb(null, stream),
+					(err: unknown) => cb(err, undefined as never),
+				);
+			});
+		}
+		// With every size known and nothing deflated, yazl knows the archive's length before a byte.
+		// (@types/yazl omits the callback's argument: yazl passes the total, or -1 when unknown.)
+		const end = zip.end.bind(zip) as (options: object, done: (total: number) => void) => void;
+		const total = await new Promise<number>((resolve) => end({}, resolve));
+		if (total >= 0) reply.header("content-length", String(total));
+		return reply.send(output);
+	}
+
+	// Watermarked: the first stampable file decides whether there is an archive at all.
+	let next = 0;
+	let first: Buffer | undefined;
+	for (; next < files.length && !first; next++)
+		first = await stampedCopy(app, files[next] as ShareFile, stampLine);
+	if (!first) throw new AppError("archive_empty", "No file of this share could be stamped");
+	zip.addBuffer(first, names.next((files[next - 1] as ShareFile).name), { compress: false, mtime });
+	const rest = files.slice(next);
+	void (async () => {
+		for (const file of rest) {
+			while (output.readableLength > BACKLOG_BYTES && !output.destroyed) {
+				await new Promise((r) => setTimeout(r, 20));
+			}
+			if (output.destroyed) return;
+			const copy = await stampedCopy(app, file, stampLine);
+			if (copy) zip.addBuffer(copy, names.next(file.name), { compress: false, mtime });
+		}
+		zip.end();
+	})().catch((err: unknown) => {
+		app.log.warn({ err }, "stamped archive failed");
+		output.destroy(err as Error);
+	});
+	return reply.send(output);
+}

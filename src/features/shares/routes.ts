@@ -1,0 +1,276 @@
+// HTTP for shares: the public probe and resolve, files and archives by one-time token, and the
+// owner's archive. The public paths run queries compiled once at start-up (store.publicQueries).
+import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import type { FastifyReply } from "fastify";
+import { Type } from "typebox";
+import { publicOrigin } from "../../config.ts";
+import { type AccountCaller, requireAccount } from "../../http/auth.ts";
+import { AppError } from "../../http/errors.ts";
+import { errors } from "../../http/schemas.ts";
+import { contentDisposition } from "../../lib/sniff.ts";
+import { registerChallengeScope } from "../challenges/routes.ts";
+import { ownerArchive, stampedCopy, streamArchive } from "./archive.ts";
+import { ServerClaim, Sharer } from "./schemas.ts";
+import { archiveName, openArchive, openDownload, probe, resolve, type SharesContext } from "./service.ts";
+import * as store from "./store.ts";
+
+const Slug = Type.Object({ slug: Type.String({ minLength: 1, maxLength: 128 }) });
+const Binary = {
+	content: {
+		"application/octet-stream": { schema: Type.Unsafe<unknown>({ type: "string", format: "binary" }) },
+	},
+};
+const Zip = {
+	description: "A zip archive, streamed.",
+	content: { "application/zip": { schema: Type.Unsafe<unknown>({ type: "string", format: "binary" }) } },
+};
+
+const Probe = Type.Object({
+	slug: Type.String(),
+	label: Type.String(),
+	status: Type.String({ description: "`active`, `paused`, `revoked` or `expired`." }),
+	requiresPassword: Type.Boolean(),
+	requireHandshake: Type.Boolean({ description: "A proven identity is required." }),
+	watermarked: Type.Boolean({ description: "Served files are stamped with who they were sent to." }),
+	purpose: Type.String({ description: "`application` or empty." }),
+	identity: Type.String({ description: "Id of the identity the share is made under; empty for none." }),
+	sharer: Sharer,
+	server: ServerClaim,
+});
+
+const ResolveBody = Type.Object(
+	{
+		password: Type.Optional(Type.String({ maxLength: 200 })),
+		identityId: Type.Optional(
+			Type.String({ maxLength: 64, description: "The identity of this server that signed the challenge." }),
+		),
+		handshakeToken: Type.Optional(
+			Type.String({
+				maxLength: 512,
+				description:
+					"Accepted for compatibility and ignored: a handshake is proven by `challengeNonce` and `challengeSignature` only.",
+			}),
+		),
+		challengeNonce: Type.Optional(Type.String({ maxLength: 256 })),
+		challengeSignature: Type.Optional(Type.String({ maxLength: 256 })),
+	},
+	{ description: "Every member optional; an absent body is an empty one." },
+);
+
+const SharedRecord = Type.Object({
+	id: Type.String(),
+	key: Type.String(),
+	name: Type.String(),
+	type: Type.Union([Type.Literal("value"), Type.Literal("file")]),
+	value: Type.Union([Type.String(), Type.Null()], {
+		description: "The current value (an alias's target's); null for a file.",
+	}),
+	section: Type.Union([Type.String(), Type.Null()]),
+	hidden: Type.Boolean({
+		description:
+			"A sensitive entry: served like any other, for the reader's app to mask until revealed; never handed to a tool.",
+	}),
+	file: Type.Union([
+		Type.Object({ name: Type.String(), type: Type.String(), size: Type.Integer(), sha256: Type.String() }),
+		Type.Null(),
+	]),
+	version: Type.Integer({ description: "Grows by one with every change to the record." }),
+	updated: Type.String({ format: "date-time" }),
+	downloadToken: Type.Optional(
+		Type.String({
+			description:
+				"File records: single use, for `GET /api/public/links/{slug}/files/{id}?dl=`; good ten minutes.",
+		}),
+	),
+});
+
+const Resolved = Type.Object({
+	slug: Type.String(),
+	label: Type.String(),
+	purpose: Type.String(),
+	identity: Type.String(),
+	sections: Type.Array(
+		Type.Object({
+			id: Type.String(),
+			key: Type.String(),
+			name: Type.String(),
+			records: Type.Array(Type.String(), { description: "Ids of its granted records." }),
+		}),
+	),
+	records: Type.Array(SharedRecord),
+	viewCount: Type.Integer({ description: "The view count after this read." }),
+	watermark: Type.Optional(Type.String({ description: "The stamp line; watermarked shares only." })),
+	archiveToken: Type.Optional(
+		Type.String({ description: "When at least one file is granted: single use, within two minutes." }),
+	),
+});
+
+const SWEEP_MS = 10 * 60_000;
+
+export const shareRoutes: FastifyPluginAsyncTypebox = async (app) => {
+	const db = app.store.db;
+	const ctx: SharesContext = {
+		db,
+		q: store.publicQueries(db),
+		server: {
+			domain: app.config.domain,
+			fingerprint: app.rootKey.fingerprint,
+			origin: publicOrigin(app.config),
+		},
+		hooks: app.grantHooks,
+	};
+	registerChallengeScope(app, "link", async (_db, slug) => (await ctx.q.linkBySlug(db, { slug })).length > 0);
+
+	const sweep = setInterval(() => {
+		store
+			.deleteExpiredTokens(db, app.clock.now())
+			.catch((err) => app.log.warn({ err }, "link token sweep failed"));
+	}, SWEEP_MS);
+	sweep.unref();
+	app.addHook("onClose", async () => clearInterval(sweep));
+
+	app.get(
+		"/api/public/links/:slug",
+		{
+			config: { rateLimit: app.limits.probe },
+			schema: {
+				tags: ["shares"],
+				summary: "Probe a share: its gates, sharer and server, never data, never a view",
+				params: Slug,
+				response: { 200: Probe, ...errors(404, 429) },
+			},
+		},
+		async (request, reply) => {
+			reply.header("cache-control", "no-store");
+			return probe(ctx, request.params.slug, app.clock.now());
+		},
+	);
+
+	app.post(
+		"/api/public/links/:slug",
+		{
+			config: { rateLimit: app.limits.gate },
+			// Every member is optional, and so is the body itself: none is an empty one.
+			preValidation: async (request) => {
+				if (request.body === undefined || request.body === null) request.body = {};
+			},
+			schema: {
+				tags: ["shares"],
+				summary: "Resolve a share: pass its gates, consume one view, read the current values",
+				description:
+					"Gates in order: status (404 `link_paused`, `link_revoked`, `link_expired`), password (401 `link_password_required`, `link_password_invalid`), handshake (401 `challenge_required`, `challenge_invalid`, `signature_invalid`; 403 `identity_revoked`), then one view taken atomically: a reader who lost the last view to a concurrent one gets 404 `link_expired`.",
+				params: Slug,
+				body: ResolveBody,
+				response: { 200: Resolved, ...errors(400, 401, 403, 404, 429) },
+			},
+		},
+		async (request, reply) => {
+			reply.header("cache-control", "no-store");
+			return resolve(ctx, request.params.slug, request.body, app.clock.now());
+		},
+	);
+
+	app.get(
+		"/api/public/links/:slug/files/:recordId",
+		{
+			config: { rateLimit: app.limits.download },
+			schema: {
+				tags: ["shares"],
+				summary: "A file the share grants, with the resolve's single-use downloadToken",
+				description:
+					"401 `file_download_invalid` when `dl` is missing, spent, expired or minted for another share or file. The share must still grant the file (404 `record_not_found`) and still be readable (404 `link_paused`, `link_revoked`, `link_expired`; a share expired by its view cap still honours the view the token carries). On a watermarked share the file is a stamped copy naming the reader; a file that cannot be stamped is 415 `file_not_watermarkable`, never served unmarked.",
+				params: Type.Object({
+					slug: Type.String({ minLength: 1, maxLength: 128 }),
+					recordId: Type.String({ minLength: 1, maxLength: 128 }),
+				}),
+				querystring: Type.Object({ dl: Type.Optional(Type.String({ maxLength: 128 })) }),
+				response: {
+					200: { description: "The file's bytes; on a watermarked share a stamped copy.", ...Binary },
+					...errors(401, 404, 415, 429),
+				},
+			},
+		},
+		async (request, reply) => {
+			const { slug, recordId } = request.params;
+			const { file, stampLine } = await openDownload(ctx, slug, recordId, request.query.dl, app.clock.now());
+			const disposition = contentDisposition("attachment", file.name);
+			if (stampLine !== null) {
+				// A watermarked share serves stamped copies only; what cannot be stamped is not served.
+				const copy = await stampedCopy(app, file, stampLine);
+				if (!copy)
+					throw new AppError("file_not_watermarkable", "This file cannot be stamped, so it is not served");
+				return sendFile(reply, copy, copy.length, disposition);
+			}
+			const body = await app.blobs.get(file.fileKey).catch(() => {
+				throw new AppError("record_not_found", "The file's bytes are gone");
+			});
+			return sendFile(reply, body, file.size, disposition);
+		},
+	);
+
+	app.get(
+		"/api/public/links/:slug/archive",
+		{
+			config: { rateLimit: app.limits.download },
+			schema: {
+				tags: ["shares"],
+				summary: "Every file the share grants as one zip, with the resolve's single-use archiveToken",
+				description:
+					"Streamed, never built in memory. Entries are named after the files; a repeated name becomes `name (2).ext`. 401 `file_download_invalid` for a missing, spent, expired (two minutes) or foreign token; 404 `archive_empty` when no file could go in.",
+				params: Slug,
+				querystring: Type.Object({ dl: Type.Optional(Type.String({ maxLength: 128 })) }),
+				response: { 200: Zip, ...errors(401, 404, 429) },
+			},
+		},
+		async (request, reply) => {
+			const { link, files, stampLine } = await openArchive(
+				ctx,
+				request.params.slug,
+				request.query.dl,
+				app.clock.now(),
+			);
+			return streamArchive(app, reply, archiveName(link.label), files, stampLine);
+		},
+	);
+
+	app.get(
+		"/api/links/:id/archive",
+		{
+			onRequest: requireAccount,
+			config: { rateLimit: app.limits.download },
+			schema: {
+				tags: ["shares"],
+				summary: "The owner's copy of a share's archive (claims no view)",
+				description:
+					"Only files the caller may read: an API key reads no vault file, so for a key the archive is always 404 `archive_empty`. Needs `link:read`.",
+				security: [{ ApiKey: [] }, { Session: [] }],
+				params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 128 }) }),
+				response: { 200: Zip, ...errors(401, 403, 404, 429) },
+			},
+		},
+		async (request, reply) => {
+			const { link, files, stampLine } = await ownerArchive(
+				ctx,
+				request.caller as AccountCaller,
+				request.params.id,
+				app.clock.now(),
+			);
+			return streamArchive(app, reply, archiveName(link.label), files, stampLine);
+		},
+	);
+};
+
+function sendFile(
+	reply: FastifyReply,
+	body: NodeJS.ReadableStream | Buffer,
+	size: number,
+	disposition: string,
+) {
+	return reply
+		.type("application/octet-stream")
+		.header("content-length", String(size))
+		.header("cache-control", "private, no-store")
+		.header("x-content-type-options", "nosniff")
+		.header("content-disposition", disposition)
+		.send(body);
+}

@@ -1,0 +1,59 @@
+// The delivery outbox loop: every second, one drain pass at the app clock's time. All state is in
+// the outbox table, so a restarted node (or another node on the same PostgreSQL) carries on where
+// this one stopped. Tests do not start the loop: they call drainOnce(now) with a ManualClock.
+import {
+	type DeliveryDeps,
+	type DrainResult,
+	drainOnce,
+	MAX_PER_DRAIN,
+} from "../features/callbacks/service.ts";
+import type { Clock } from "../lib/clock.ts";
+
+export const OUTBOX_INTERVAL_MS = 1000;
+
+export interface OutboxWorker {
+	/** One pass at `now`: what became due is sent, and retries are scheduled from `now`. */
+	drainOnce(now: number): Promise<DrainResult>;
+	/** Starts the background loop (src/main.ts); a pass never overlaps the previous one. */
+	start(intervalMs?: number): void;
+	/** Stops the loop and waits for a pass in progress. */
+	stop(): Promise<void>;
+}
+
+export function createOutboxWorker(deps: DeliveryDeps & { clock: Clock }): OutboxWorker {
+	let timer: NodeJS.Timeout | undefined;
+	let running: Promise<unknown> = Promise.resolve();
+	let stopped = true;
+
+	const tick = (intervalMs: number) => {
+		let full = false;
+		running = drainOnce(deps, deps.clock.now())
+			.then((r) => {
+				// A pass that hit its cap left more due: go on at once instead of a second later.
+				full = r.delivered + r.retrying + r.failed >= MAX_PER_DRAIN;
+			})
+			.catch((err: unknown) => deps.log?.error({ err }, "outbox pass failed"))
+			.finally(() => {
+				if (!stopped) schedule(intervalMs, full ? 0 : intervalMs);
+			});
+	};
+	const schedule = (intervalMs: number, delay = intervalMs) => {
+		timer = setTimeout(() => tick(intervalMs), delay);
+		// Never the reason a process stays up: shutdown stops the loop explicitly.
+		timer.unref();
+	};
+
+	return {
+		drainOnce: (now) => drainOnce(deps, now),
+		start(intervalMs = OUTBOX_INTERVAL_MS) {
+			if (!stopped) return;
+			stopped = false;
+			schedule(intervalMs);
+		},
+		async stop() {
+			stopped = true;
+			clearTimeout(timer);
+			await running;
+		},
+	};
+}

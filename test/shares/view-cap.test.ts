@@ -1,0 +1,79 @@
+// The view cap under contention, against real server processes: 200 concurrent resolves of a share
+// with maxViews=10 give exactly 10 successes. On PostgreSQL the resolves are spread over two
+// processes on one database; on SQLite one process serves them all.
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { buildApp } from "../../src/app.ts";
+import { PG_URL, type TestEnv, testEnv } from "../helpers/app.ts";
+import { buildAccount } from "../helpers/factories.ts";
+import { type ServerProcess, startServer } from "../helpers/process.ts";
+import { createLink, createValue, LINKS } from "./helpers.ts";
+
+const READERS = 200;
+const CAP = 10;
+
+describe(`view cap with ${READERS} concurrent readers on ${PG_URL ? "two processes on PostgreSQL" : "one SQLite process"}`, () => {
+	let env: TestEnv;
+	let nodes: ServerProcess[] = [];
+	let slug: string;
+	let linkId: string;
+	let headers: Record<string, string>;
+
+	before(async () => {
+		env = testEnv();
+		const setup = await buildApp(env.config);
+		try {
+			const owner = await buildAccount(setup);
+			headers = owner.headers;
+			const rec = await createValue(setup, owner, { key: "k", value: "the value" });
+			const link = await createLink(setup, owner, { records: [rec.id], maxViews: CAP });
+			slug = link.slug;
+			linkId = link.id;
+		} finally {
+			await setup.close();
+		}
+		const nodeEnv = {
+			DATABASE_URL: env.config.databaseUrl,
+			DATABASE_SCHEMA: env.config.databaseSchema,
+			DATA_DIR: env.config.dataDir,
+			DOMAIN: "svc.example",
+			REDIS_URL: "",
+			// Each reader comes from its own address (X-Forwarded-For), as separate clients would.
+			TRUST_PROXY: "true",
+		};
+		nodes = [await startServer(nodeEnv)];
+		if (PG_URL) nodes.push(await startServer(nodeEnv));
+	});
+	after(async () => {
+		await Promise.all(nodes.map((n) => n.stop()));
+		await env?.dispose();
+	});
+
+	test(`exactly ${CAP} succeed; the others are refused link_expired; viewCount ends at ${CAP}`, async () => {
+		const results = await Promise.all(
+			Array.from({ length: READERS }, async (_, i) => {
+				const node = nodes[i % nodes.length] as ServerProcess;
+				const res = await fetch(`${node.url}/api/public/links/${slug}`, {
+					method: "POST",
+					headers: { "x-forwarded-for": `198.19.${i >> 8}.${i & 255}` },
+				});
+				const body = (await res.json()) as { viewCount?: number; code?: string };
+				return { status: res.status, body };
+			}),
+		);
+		const ok = results.filter((r) => r.status === 200);
+		const refused = results.filter((r) => r.status !== 200);
+		assert.equal(ok.length, CAP, JSON.stringify(results.filter((r) => r.status !== 404).slice(0, 5)));
+		assert.deepEqual(
+			ok.map((r) => r.body.viewCount).sort((x, y) => (x ?? 0) - (y ?? 0)),
+			Array.from({ length: CAP }, (_, i) => i + 1),
+		);
+		assert.ok(refused.every((r) => r.status === 404 && r.body.code === "link_expired"));
+
+		const node = nodes[0] as ServerProcess;
+		const view = await fetch(`${node.url}${LINKS}/${linkId}`, { headers });
+		const link = (await view.json()) as { viewCount: number; status: string };
+		assert.equal(link.viewCount, CAP);
+		assert.equal(link.status, "expired");
+	});
+});
