@@ -113,13 +113,17 @@ describe("share archives", () => {
 		assert.equal((await archive(link.slug, body.archiveToken)).statusCode, 200);
 	});
 
-	test("archive_empty when the share no longer grants a file; 404 for an unknown share", async () => {
+	test("archive_empty when the share no longer grants a file, or no longer exists", async () => {
 		const f = await uploadFile(t.app, a, { key: "k" }, { bytes: Buffer.from("x"), name: "x.txt" });
 		const link = await createLink(t.app, a, { records: [f.id] });
 		const body = (await resolveLink(t.app, link.slug)).json();
 		await patchLink(t.app, a, link.id, { records: [] });
 		assertCode(await archive(link.slug, body.archiveToken), 404, "archive_empty");
-		assertCode(await archive("no-such-share", "token"), 404, "link_not_found");
+		assertCode(await archive("no-such-share", "token"), 404, "archive_empty");
+		const gone = await createLink(t.app, a, { records: [f.id] });
+		const token = (await resolveLink(t.app, gone.slug)).json().archiveToken;
+		await t.app.inject({ method: "DELETE", url: `${LINKS}/${gone.id}`, headers: a.headers });
+		assertCode(await archive(gone.slug, token), 404, "archive_empty");
 	});
 
 	describe("the owner's archive", () => {

@@ -216,7 +216,7 @@ export const shareRoutes: FastifyPluginAsyncTypebox = async (app) => {
 				tags: ["shares"],
 				summary: "Every file the share grants as one zip, with the resolve's single-use archiveToken",
 				description:
-					"Streamed, never built in memory. Entries are named after the files; a repeated name becomes `name (2).ext`. 401 `file_download_invalid` for a missing, spent, expired (two minutes) or foreign token; 404 `archive_empty` when no file could go in.",
+					"Streamed, never built in memory. Entries are named after the files; a repeated name becomes `name (2).ext`. 401 `file_download_invalid` for a missing, spent, expired (two minutes) or foreign token; 404 `archive_empty` when no file could go in or the share no longer exists.",
 				params: Slug,
 				querystring: Type.Object({ dl: Type.Optional(Type.String({ maxLength: 128 })) }),
 				response: { 200: Zip, ...errors(401, 404, 429) },

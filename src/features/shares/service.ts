@@ -400,7 +400,9 @@ async function spend(
 ) {
 	if (!token) throw new AppError("file_download_invalid", "The token (`dl`) is missing");
 	const [spent] = await ctx.q.spendToken(ctx.db, { hash: sha256Hex(token) });
-	const link = await findBySlug(ctx, slug);
+	const [link] = await ctx.q.linkBySlug(ctx.db, { slug });
+	// The spec's archive answer for a share that no longer exists is `archive_empty`.
+	if (!link) throw new AppError(want.kind === "archive" ? "archive_empty" : "link_not_found");
 	const bound =
 		spent !== undefined &&
 		spent.link === link.id &&
