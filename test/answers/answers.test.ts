@@ -332,6 +332,28 @@ describe("answering a request", () => {
 			401,
 			"challenge_invalid",
 		);
+
+		// Proven without being asked: recorded with the answer, but the payload's identity stays
+		// empty because the request required no handshake.
+		receiver.received.length = 0;
+		const open = await makeRequest();
+		const n2 = (
+			await app.inject({
+				method: "GET",
+				url: `/api/challenges/request/${open.slug}`,
+				remoteAddress: nextIp(),
+			})
+		).json().nonce as string;
+		const volunteered = await answer(open.slug, {
+			...body,
+			challengeNonce: n2,
+			challengeSignature: await device.sign(n2),
+		});
+		assert.equal(volunteered.statusCode, 200, volunteered.body);
+		assert.equal(volunteered.json().identity, identity.id);
+		await drain();
+		assert.equal(submissions()[0]?.identity, "");
+		assert.equal((await collected(open.id)).items[0]?.identity, identity.id);
 	});
 });
 

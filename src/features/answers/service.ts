@@ -374,7 +374,8 @@ export async function submitAnswer(
 			{
 				requestId: request.id,
 				responseId: linkId,
-				...(proven?.id ? { identity: proven.id } : {}),
+				// Spec: the payload's identity is empty when no handshake was required.
+				...(proven?.id && request.require_handshake === 1 ? { identity: proven.id } : {}),
 				identifier,
 				senderName,
 				data,
