@@ -34,21 +34,25 @@ export const scenarios: Scenario[] = [
 	{
 		name: "GET /api/public/links/{slug} (probe)",
 		async setup(base, env) {
-			const { slug } = await (shared ??= shareFixture(base, env));
+			const { slug } = await sharedFixture(base, env);
 			return { method: "GET", path: `/api/public/links/${slug}`, manyClients: true };
 		},
 	},
 	{
 		name: "POST /api/public/links/{slug} (resolve, 5 records)",
 		async setup(base, env) {
-			const { slug } = await (shared ??= shareFixture(base, env));
+			const { slug } = await sharedFixture(base, env);
 			return { method: "POST", path: `/api/public/links/${slug}`, manyClients: true };
 		},
 	},
 ];
 
-/** One share of five value records in two sections, made through the server's API. */
+/** One share of five value records in two sections, made through the server's API, once per run. */
 let shared: Promise<{ slug: string }> | undefined;
+function sharedFixture(base: string, env: Record<string, string>) {
+	shared ??= shareFixture(base, env);
+	return shared;
+}
 async function shareFixture(base: string, env: Record<string, string>): Promise<{ slug: string }> {
 	const store = await openStore(loadConfig(env));
 	let token: string;
