@@ -7,7 +7,7 @@ import os from "node:os";
 import type { Readable } from "node:stream";
 import { NotWatermarkableError, StampBusyError } from "./errors.ts";
 import { type PoolOptions, StampPool } from "./pool.ts";
-import { isStampable, STAMPABLE_TYPES, type StampableType } from "./stamp.ts";
+import { isStampable, STAMPABLE_TYPES, type StampableType } from "./types.ts";
 
 export { isNotWatermarkable, NotWatermarkableError, StampBusyError } from "./errors.ts";
 export { isStampable, STAMPABLE_TYPES, type StampableType };

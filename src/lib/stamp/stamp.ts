@@ -5,13 +5,7 @@ import { stampImage } from "./image.ts";
 import { oneLine } from "./line.ts";
 import { stampPdf } from "./pdf.ts";
 
-export const STAMPABLE_TYPES = ["application/pdf", "image/jpeg", "image/png", "image/webp"] as const;
-
-export type StampableType = (typeof STAMPABLE_TYPES)[number];
-
-export function isStampable(type: string): type is StampableType {
-	return (STAMPABLE_TYPES as readonly string[]).includes(type);
-}
+export { isStampable, STAMPABLE_TYPES, type StampableType } from "./types.ts";
 
 export async function stampBytes(bytes: Uint8Array, type: string, line: string): Promise<Uint8Array> {
 	const text = oneLine(line);
