@@ -33,7 +33,7 @@ import { registerSecurityHeaders } from "./http/security-headers.ts";
 import { validatorCompiler } from "./http/validation.ts";
 import { type BlobStore, createFsBlobStore } from "./lib/blob-store.ts";
 import { type Clock, systemClock } from "./lib/clock.ts";
-import { newId } from "./lib/crypto.ts";
+import { requestId } from "./lib/crypto.ts";
 import { createStamper, type Stamper } from "./lib/stamp/index.ts";
 
 declare module "fastify" {
@@ -88,7 +88,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
 		logController: new LogController({ disableRequestLogging: true }),
 		trustProxy: config.trustProxy,
 		bodyLimit: config.bodyLimit,
-		genReqId: () => newId().slice(0, 12),
+		genReqId: requestId,
 		return503OnClosing: true,
 		frameworkErrors: frameworkProblem,
 		forceCloseConnections: "idle",

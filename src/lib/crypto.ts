@@ -21,6 +21,24 @@ export function newId(): string {
 	return out;
 }
 
+// Request ids come from a pool of random bytes refilled 4 KiB at a time: one system call per few
+// hundred requests instead of one each (a measurable share of a cheap request's CPU).
+const POOL_BYTES = 4096;
+let pool = Buffer.alloc(0);
+let poolAt = 0;
+
+/** A 12-character [a-z0-9] id for a request's log lines; unique enough, not a secret. */
+export function requestId(): string {
+	if (poolAt + 12 > pool.length) {
+		pool = crypto.randomBytes(POOL_BYTES);
+		poolAt = 0;
+	}
+	let out = "";
+	for (let i = 0; i < 12; i++) out += ID_ALPHABET[(pool[poolAt + i] as number) % 36];
+	poolAt += 12;
+	return out;
+}
+
 export function sha256Hex(data: string | Uint8Array): string {
 	return crypto.createHash("sha256").update(data).digest("hex");
 }

@@ -6,7 +6,7 @@
 import dns from "node:dns";
 import net from "node:net";
 import ipaddr from "ipaddr.js";
-import { Agent, buildConnector, request } from "undici";
+import type { Agent, buildConnector } from "undici";
 
 /** The spec's total bound on one delivery. */
 export const OUTBOUND_TIMEOUT_MS = 10_000;
@@ -257,26 +257,37 @@ export function createOutboundClient(opts: OutboundOptions): OutboundClient {
 		);
 	};
 
-	const base = buildConnector({ timeout: timeoutMs, ...(trusted ? {} : { lookup }) });
-	const connect: buildConnector.connector = (options, callback) => {
-		if (trusted) return base(options, callback);
-		const host = options.hostname.replace(/^\[(.*)\]$/, "$1");
-		const literal = net.isIP(host) ? blockedAddress(host, policy) : undefined;
-		if (literal) return callback(new BlockedAddressError(literal), null);
-		base(options, (err, socket) => {
-			if (err || !socket) return callback(err ?? new Error("no socket"), null);
-			// Belt and braces: whatever path led here, the peer address must pass too.
-			const remote = socket.remoteAddress;
-			const why = remote ? blockedAddress(remote, policy) : "the connection has no remote address";
-			if (why) {
-				socket.destroy();
-				return callback(new BlockedAddressError(why), null);
-			}
-			callback(null, socket);
+	// undici is loaded on the first delivery, not at start: most processes send nothing for a while,
+	// and it is about 10 MB of resident memory.
+	let undici: Promise<{ agent: Agent; request: typeof import("undici").request }> | undefined;
+	const load = () => {
+		undici ??= import("undici").then(({ Agent, buildConnector, request }) => {
+			const base = buildConnector({ timeout: timeoutMs, ...(trusted ? {} : { lookup }) });
+			return { agent: new Agent(agentOptions(base)), request };
 		});
+		return undici;
 	};
-	const agent = new Agent({
-		connect,
+	const connectVia =
+		(base: buildConnector.connector): buildConnector.connector =>
+		(options, callback) => {
+			if (trusted) return base(options, callback);
+			const host = options.hostname.replace(/^\[(.*)\]$/, "$1");
+			const literal = net.isIP(host) ? blockedAddress(host, policy) : undefined;
+			if (literal) return callback(new BlockedAddressError(literal), null);
+			base(options, (err, socket) => {
+				if (err || !socket) return callback(err ?? new Error("no socket"), null);
+				// Belt and braces: whatever path led here, the peer address must pass too.
+				const remote = socket.remoteAddress;
+				const why = remote ? blockedAddress(remote, policy) : "the connection has no remote address";
+				if (why) {
+					socket.destroy();
+					return callback(new BlockedAddressError(why), null);
+				}
+				callback(null, socket);
+			});
+		};
+	const agentOptions = (base: buildConnector.connector) => ({
+		connect: connectVia(base),
 		headersTimeout: timeoutMs,
 		bodyTimeout: timeoutMs,
 		keepAliveTimeout: 4000,
@@ -302,6 +313,7 @@ export function createOutboundClient(opts: OutboundOptions): OutboundClient {
 			const timer = setTimeout(() => controller.abort(), timeoutMs);
 			try {
 				// undici's request never follows a redirect: a 3xx is returned as it came.
+				const { agent, request } = await load();
 				const res = await request(url, {
 					dispatcher: agent,
 					method: req.method,
@@ -340,7 +352,7 @@ export function createOutboundClient(opts: OutboundOptions): OutboundClient {
 			}
 		},
 		async close() {
-			await agent.destroy();
+			if (undici) await (await undici).agent.destroy();
 		},
 	};
 }

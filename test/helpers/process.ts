@@ -18,7 +18,10 @@ export function startServer(
 	env: Record<string, string>,
 	script = "test/helpers/serve.ts",
 ): Promise<ServerProcess> {
-	const child = spawn(process.execPath, ["--import", "tsx", script], {
+	// TypeScript sources run through tsx; compiled output (dist/…/*.js) runs on plain Node, so its
+	// memory and speed are the production process's, not the loader's.
+	const args = script.endsWith(".ts") ? ["--import", "tsx", script] : [script];
+	const child = spawn(process.execPath, args, {
 		cwd: root,
 		env: { ...process.env, LOG_LEVEL: "error", PORT: "0", ...env },
 		stdio: ["ignore", "pipe", "pipe"],

@@ -1,7 +1,7 @@
 // Identity certificates: X.509 issued by the server's CA (the root key), ten years (spec limits).
 import crypto from "node:crypto";
-import * as x509 from "@peculiar/x509";
-import { type RootKey, RSA_SHA256 } from "../server/root-key.ts";
+import type * as X509 from "@peculiar/x509";
+import { type RootKey, RSA_SHA256, x509Library } from "../server/root-key.ts";
 
 export const CERTIFICATE_YEARS = 10;
 const webcrypto = crypto.webcrypto;
@@ -10,13 +10,14 @@ const webcrypto = crypto.webcrypto;
 // imported once per loaded root key.
 const signers = new WeakMap<
 	RootKey,
-	Promise<{ signingKey: crypto.webcrypto.CryptoKey; ca: x509.X509Certificate }>
+	Promise<{ signingKey: crypto.webcrypto.CryptoKey; ca: X509.X509Certificate }>
 >();
 
 function signer(rootKey: RootKey) {
 	let entry = signers.get(rootKey);
 	if (!entry) {
 		entry = (async () => ({
+			ca: new (await x509Library()).X509Certificate(rootKey.certificatePem),
 			signingKey: await webcrypto.subtle.importKey(
 				"pkcs8",
 				rootKey.privateKey.export({ type: "pkcs8", format: "der" }),
@@ -24,7 +25,6 @@ function signer(rootKey: RootKey) {
 				false,
 				["sign"],
 			),
-			ca: new x509.X509Certificate(rootKey.certificatePem),
 		}))();
 		signers.set(rootKey, entry);
 	}
@@ -38,6 +38,7 @@ export async function issueCertificate(
 	now: number,
 ): Promise<string> {
 	const { signingKey, ca } = await signer(rootKey);
+	const x509 = await x509Library();
 	// Whole seconds: X.509 times carry no milliseconds.
 	const notBefore = new Date(Math.floor(now / 1000) * 1000);
 	const notAfter = new Date(notBefore);

@@ -1,18 +1,23 @@
 // The WebAuthn half of a ceremony, through @simplewebauthn/server: options that demand a
 // discoverable credential with user verification, and verification mapped onto the spec's codes.
-import {
-	type AuthenticationResponseJSON,
-	type AuthenticatorTransport,
-	generateAuthenticationOptions,
-	generateRegistrationOptions,
-	type PublicKeyCredentialCreationOptionsJSON,
-	type PublicKeyCredentialRequestOptionsJSON,
-	type RegistrationResponseJSON,
+import type {
+	AuthenticationResponseJSON,
+	AuthenticatorTransport,
+	PublicKeyCredentialCreationOptionsJSON,
+	PublicKeyCredentialRequestOptionsJSON,
+	RegistrationResponseJSON,
 	verifyAuthenticationResponse,
 	verifyRegistrationResponse,
 } from "@simplewebauthn/server";
 import { AppError } from "../../http/errors.ts";
 import type { RelyingParty } from "./checks.ts";
+
+/** Loaded on the first ceremony, not at start (its crypto stack is about 14 MB of resident memory). */
+let library: Promise<typeof import("@simplewebauthn/server")> | undefined;
+function webauthn() {
+	library ??= import("@simplewebauthn/server");
+	return library;
+}
 
 /** Ceremonies are good five minutes (spec, Limits); the browser is told the same. */
 export const CEREMONY_TTL_MS = 5 * 60 * 1000;
@@ -22,11 +27,12 @@ export function userHandle(accountId: string): Uint8Array<ArrayBuffer> {
 	return new Uint8Array(Buffer.from(accountId, "utf8"));
 }
 
-export function creationOptions(
+export async function creationOptions(
 	rp: RelyingParty,
 	user: { accountId: string; email: string; displayName: string },
 	exclude: { id: string; transports: AuthenticatorTransport[] }[],
 ): Promise<PublicKeyCredentialCreationOptionsJSON> {
+	const { generateRegistrationOptions } = await webauthn();
 	return generateRegistrationOptions({
 		rpName: rp.name,
 		rpID: rp.id,
@@ -44,8 +50,9 @@ export function creationOptions(
 	});
 }
 
-export function requestOptions(rp: RelyingParty): Promise<PublicKeyCredentialRequestOptionsJSON> {
+export async function requestOptions(rp: RelyingParty): Promise<PublicKeyCredentialRequestOptionsJSON> {
 	// No allowCredentials: the authenticator offers its discoverable credentials for this RP.
+	const { generateAuthenticationOptions } = await webauthn();
 	return generateAuthenticationOptions({
 		rpID: rp.id,
 		timeout: CEREMONY_TTL_MS,
@@ -71,6 +78,7 @@ export async function verifyCreation(
 	const fail = (why: string) => new AppError("passkey_verification_failed", why, { status: 400 });
 	let result: Awaited<ReturnType<typeof verifyRegistrationResponse>>;
 	try {
+		const { verifyRegistrationResponse } = await webauthn();
 		result = await verifyRegistrationResponse({
 			response,
 			expectedChallenge: challenge,
@@ -103,6 +111,7 @@ export async function verifyAssertion(
 ): Promise<number> {
 	let result: Awaited<ReturnType<typeof verifyAuthenticationResponse>>;
 	try {
+		const { verifyAuthenticationResponse } = await webauthn();
 		result = await verifyAuthenticationResponse({
 			response,
 			expectedChallenge: challenge,

@@ -2,7 +2,18 @@
 // every `{payload, signature}` statement. Generated on first start, kept in the database so every
 // node signs with the same key.
 import crypto from "node:crypto";
-import * as x509 from "@peculiar/x509";
+import type * as X509 from "@peculiar/x509";
+
+/**
+ * @peculiar/x509 (with its ASN.1 and reflect-metadata stack, about 11 MB of resident memory) is
+ * loaded only to issue a certificate: the CA's at first start, an identity's when one is certified.
+ */
+let x509Loaded: Promise<typeof X509> | undefined;
+export function x509Library(): Promise<typeof X509> {
+	x509Loaded ??= import("@peculiar/x509");
+	return x509Loaded;
+}
+
 import type { Kysely } from "kysely";
 import type { Database } from "../../db/schema.ts";
 import type { Clock } from "../../lib/clock.ts";
@@ -64,6 +75,7 @@ async function generateRoot(domain: string, clock: Clock) {
 	const notBefore = new Date(clock.now() - 60_000);
 	const notAfter = new Date(notBefore);
 	notAfter.setUTCFullYear(notAfter.getUTCFullYear() + CA_YEARS);
+	const x509 = await x509Library();
 	const cert = await x509.X509CertificateGenerator.createSelfSigned(
 		{
 			serialNumber: crypto
