@@ -17,7 +17,7 @@ import {
 	type GrantEventInput,
 } from "../callbacks/service.ts";
 import { type ProvenIdentity, verifyChallenge } from "../challenges/service.ts";
-import { invalidField } from "../collections/fields.ts";
+import { invalidField, isForeignKeyViolation } from "../collections/fields.ts";
 import { createNotification } from "../notifications/service.ts";
 import { effectiveStatus as requestStatus } from "../requests/service.ts";
 import * as requestStore from "../requests/store.ts";
@@ -237,161 +237,173 @@ export async function submitAnswer(
 	const data = Object.fromEntries([...p.typed].map(([k, v]) => [k, v.value]));
 	const senderName = (input.senderName ?? "").trim().slice(0, 200);
 
-	const result = await db.transaction().execute(async (trx) => {
-		const linkId = existing?.id ?? newId();
-		const oldMinted: Record<string, string> = existing ? JSON.parse(existing.minted) : {};
-		const oldEntries: Record<string, string> = existing ? JSON.parse(existing.entries) : {};
-		const minted: Record<string, string> = {};
-		let valuesChanged = false;
+	// An entry deleted between the checks above and this write breaks a foreign key: refused, nothing kept.
+	const result = await db
+		.transaction()
+		.execute(async (trx) => {
+			const linkId = existing?.id ?? newId();
+			const oldMinted: Record<string, string> = existing ? JSON.parse(existing.minted) : {};
+			const oldEntries: Record<string, string> = existing ? JSON.parse(existing.entries) : {};
+			const minted: Record<string, string> = {};
+			let valuesChanged = false;
 
-		// Typed values: update the record minted for the key before, or mint one.
-		for (const [key, { value, label }] of p.typed) {
-			const prior = oldMinted[key]
-				? await trx
-						.selectFrom("records")
-						.select(["id", "value"])
-						.where("id", "=", oldMinted[key])
-						.where("workspace", "=", workspaceId)
-						.executeTakeFirst()
-				: undefined;
-			if (prior) {
-				if (prior.value !== value) {
-					valuesChanged = true;
-					await trx
-						.updateTable("records")
-						.set((eb) => ({ value, version: eb("version", "+", 1), updated: now }))
-						.where("id", "=", prior.id)
-						.execute();
+			// Typed values: update the record minted for the key before, or mint one.
+			for (const [key, { value, label }] of p.typed) {
+				const prior = oldMinted[key]
+					? await trx
+							.selectFrom("records")
+							.select(["id", "value"])
+							.where("id", "=", oldMinted[key])
+							.where("workspace", "=", workspaceId)
+							.executeTakeFirst()
+					: undefined;
+				if (prior) {
+					if (prior.value !== value) {
+						valuesChanged = true;
+						await trx
+							.updateTable("records")
+							.set((eb) => ({ value, version: eb("version", "+", 1), updated: now }))
+							.where("id", "=", prior.id)
+							.execute();
+					}
+					minted[key] = prior.id;
+					continue;
 				}
-				minted[key] = prior.id;
-				continue;
+				valuesChanged = true;
+				const id = newId();
+				await trx
+					.insertInto("records")
+					.values({
+						id,
+						workspace: workspaceId,
+						key,
+						name: label.slice(0, 200),
+						kind: "value",
+						value,
+						section: null,
+						hidden: 0,
+						alias: null,
+						identity: null,
+						file_key: null,
+						file_name: null,
+						file_type: null,
+						file_size: null,
+						file_sha256: null,
+						version: 1,
+						created: now,
+						updated: now,
+					})
+					.execute();
+				minted[key] = id;
 			}
-			valuesChanged = true;
-			const id = newId();
-			await trx
-				.insertInto("records")
-				.values({
-					id,
+			// Minted records the new answer no longer uses go, unless the responder built on them.
+			for (const [key, id] of Object.entries(oldMinted)) {
+				if (minted[key] === id) continue;
+				valuesChanged = true;
+				const aliased = await trx
+					.selectFrom("records")
+					.select("id")
+					.where("alias", "=", id)
+					.executeTakeFirst();
+				if (!aliased)
+					await trx.deleteFrom("records").where("id", "=", id).where("workspace", "=", workspaceId).execute();
+			}
+			const entries = Object.fromEntries(p.linked);
+			const entriesChanged =
+				JSON.stringify(Object.entries(entries).sort()) !== JSON.stringify(Object.entries(oldEntries).sort());
+
+			// The link: kept when it stands; made again (same id) when it was revoked or deleted.
+			const link = await trx
+				.selectFrom("links")
+				.select(["id", "status", "identity"])
+				.where("id", "=", linkId)
+				.executeTakeFirst();
+			const restarted = !link || link.status === "revoked";
+			const identityHere =
+				proven?.id &&
+				(await trx
+					.selectFrom("identities")
+					.select("id")
+					.where("id", "=", proven.id)
+					.where("workspace", "=", workspaceId)
+					.executeTakeFirst());
+			if (restarted) {
+				if (link) await trx.deleteFrom("links").where("id", "=", linkId).execute();
+				await linkStore.insertLink(trx, {
+					id: linkId,
 					workspace: workspaceId,
-					key,
-					name: label.slice(0, 200),
-					kind: "value",
-					value,
-					section: null,
-					hidden: 0,
-					alias: null,
-					identity: null,
-					file_key: null,
-					file_name: null,
-					file_type: null,
-					file_size: null,
-					file_sha256: null,
-					version: 1,
+					slug: randomToken(32),
+					label: `Answer: ${request.label}`.slice(0, 200),
+					status: "active",
+					password_hash: null,
+					max_views: null,
+					view_count: 0,
+					expires_at: null,
+					require_handshake: 0,
+					stamp: null,
+					purpose: "",
+					ref: null,
+					identity: identityHere ? (proven?.id ?? null) : null,
+					handed_over: 0,
+					sign_in_client: null,
+					created_by: caller.accountId,
 					created: now,
 					updated: now,
-				})
-				.execute();
-			minted[key] = id;
-		}
-		// Minted records the new answer no longer uses go, unless the responder built on them.
-		for (const [key, id] of Object.entries(oldMinted)) {
-			if (minted[key] === id) continue;
-			valuesChanged = true;
-			const aliased = await trx.selectFrom("records").select("id").where("alias", "=", id).executeTakeFirst();
-			if (!aliased)
-				await trx.deleteFrom("records").where("id", "=", id).where("workspace", "=", workspaceId).execute();
-		}
-		const entries = Object.fromEntries(p.linked);
-		const entriesChanged =
-			JSON.stringify(Object.entries(entries).sort()) !== JSON.stringify(Object.entries(oldEntries).sort());
+				});
+			}
+			const granted = p.order
+				.map((k) => minted[k] ?? p.linked.get(k))
+				.filter((id): id is string => id !== undefined);
+			await linkStore.replaceGrants(trx, linkId, [...new Set(granted)], []);
+			if (!restarted) await linkStore.updateLink(trx, linkId, { updated: now });
 
-		// The link: kept when it stands; made again (same id) when it was revoked or deleted.
-		const link = await trx
-			.selectFrom("links")
-			.select(["id", "status", "identity"])
-			.where("id", "=", linkId)
-			.executeTakeFirst();
-		const restarted = !link || link.status === "revoked";
-		const identityHere =
-			proven?.id &&
-			(await trx
-				.selectFrom("identities")
-				.select("id")
-				.where("id", "=", proven.id)
-				.where("workspace", "=", workspaceId)
-				.executeTakeFirst());
-		if (restarted) {
-			if (link) await trx.deleteFrom("links").where("id", "=", linkId).execute();
-			await linkStore.insertLink(trx, {
+			const row: RequestAnswerTable = {
 				id: linkId,
+				request: request.id,
+				account: caller.accountId,
 				workspace: workspaceId,
-				slug: randomToken(32),
-				label: `Answer: ${request.label}`.slice(0, 200),
-				status: "active",
-				password_hash: null,
-				max_views: null,
-				view_count: 0,
-				expires_at: null,
-				require_handshake: 0,
-				stamp: null,
-				purpose: "",
-				ref: null,
-				identity: identityHere ? (proven?.id ?? null) : null,
-				handed_over: 0,
-				sign_in_client: null,
-				created_by: caller.accountId,
-				created: now,
-				updated: now,
-			});
-		}
-		const granted = p.order
-			.map((k) => minted[k] ?? p.linked.get(k))
-			.filter((id): id is string => id !== undefined);
-		await linkStore.replaceGrants(trx, linkId, [...new Set(granted)], []);
-		if (!restarted) await linkStore.updateLink(trx, linkId, { updated: now });
-
-		const row: RequestAnswerTable = {
-			id: linkId,
-			request: request.id,
-			account: caller.accountId,
-			workspace: workspaceId,
-			identity: proven?.id ?? null,
-			identifier,
-			sender_name: senderName,
-			data: JSON.stringify(data),
-			server: null,
-			minted: JSON.stringify(minted),
-			entries: JSON.stringify(entries),
-			created: existing?.created ?? now,
-			updated: now,
-		};
-		if (existing) await store.updateAnswer(trx, linkId, row);
-		else await store.insertAnswer(trx, row);
-
-		// A new and an updated answer both fire; answering again with other entries is a change.
-		await enqueueSubmission(
-			trx,
-			{
-				requestId: request.id,
-				responseId: linkId,
-				// Spec: the payload's identity is empty when no handshake was required.
-				...(proven?.id && request.require_handshake === 1 ? { identity: proven.id } : {}),
+				identity: proven?.id ?? null,
 				identifier,
-				senderName,
-				data,
-			},
-			now,
-		);
-		if (existing && (valuesChanged || entriesChanged || restarted)) {
-			const statusNow = restarted ? "active" : (link?.status ?? "active");
-			await enqueueGrantEvent(
+				sender_name: senderName,
+				data: JSON.stringify(data),
+				server: null,
+				minted: JSON.stringify(minted),
+				entries: JSON.stringify(entries),
+				created: existing?.created ?? now,
+				updated: now,
+			};
+			if (existing) await store.updateAnswer(trx, linkId, row);
+			else await store.insertAnswer(trx, row);
+
+			// A new and an updated answer both fire; answering again with other entries is a change.
+			await enqueueSubmission(
 				trx,
-				{ requestId: request.id, responseId: linkId, event: "grant.changed", status: statusNow, at: now },
+				{
+					requestId: request.id,
+					responseId: linkId,
+					// Spec: the payload's identity is empty when no handshake was required.
+					...(proven?.id && request.require_handshake === 1 ? { identity: proven.id } : {}),
+					identifier,
+					senderName,
+					data,
+				},
 				now,
 			);
-		}
-		return { linkId, identity: proven?.id ?? "" };
-	});
+			if (existing && (valuesChanged || entriesChanged || restarted)) {
+				const statusNow = restarted ? "active" : (link?.status ?? "active");
+				await enqueueGrantEvent(
+					trx,
+					{ requestId: request.id, responseId: linkId, event: "grant.changed", status: statusNow, at: now },
+					now,
+				);
+			}
+			return { linkId, identity: proven?.id ?? "" };
+		})
+		.catch((err: unknown) => {
+			if (isForeignKeyViolation(err))
+				throw new AppError("conflict", "An entry changed while answering; send the answer again");
+			throw err;
+		});
 	return {
 		ok: true,
 		responseId: result.linkId,
