@@ -161,13 +161,7 @@ export const answerRoutes: FastifyPluginAsyncTypebox = async (app) => {
 			requireScope(caller, "request:read");
 			const found = await requestStore.findRequest(db, caller.workspaceId, request.params.id);
 			if (!found) throw new AppError("not_found", "No request with this id in this workspace");
-			return requestLinks(
-				db,
-				found.id,
-				request.query.page ?? 1,
-				request.query.perPage ?? 30,
-				app.clock.now(),
-			);
+			return requestLinks(db, found, request.query.page ?? 1, request.query.perPage ?? 30, app.clock.now());
 		},
 	);
 };

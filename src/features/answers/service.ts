@@ -18,12 +18,14 @@ import {
 } from "../callbacks/service.ts";
 import { type ProvenIdentity, verifyChallenge } from "../challenges/service.ts";
 import { invalidField, isForeignKeyViolation } from "../collections/fields.ts";
+import * as identityStore from "../identity/store.ts";
 import { createNotification } from "../notifications/service.ts";
 import { effectiveStatus as requestStatus } from "../requests/service.ts";
 import * as requestStore from "../requests/store.ts";
 import type { GrantHooks, LinkStatusChange, RecordsChange } from "../shares/grant-hooks.ts";
 import { effectiveStatus as linkStatus, readGrants } from "../shares/service.ts";
 import * as linkStore from "../shares/store.ts";
+import * as recordStore from "../vault/records/store.ts";
 import type { TemplateItem } from "../vault/templates/collection.ts";
 import * as store from "./store.ts";
 
@@ -250,85 +252,58 @@ export async function submitAnswer(
 			// Typed values: update the record minted for the key before, or mint one.
 			for (const [key, { value, label }] of p.typed) {
 				const prior = oldMinted[key]
-					? await trx
-							.selectFrom("records")
-							.select(["id", "value"])
-							.where("id", "=", oldMinted[key])
-							.where("workspace", "=", workspaceId)
-							.executeTakeFirst()
+					? await recordStore.findRecord(trx, workspaceId, oldMinted[key])
 					: undefined;
 				if (prior) {
 					if (prior.value !== value) {
 						valuesChanged = true;
-						await trx
-							.updateTable("records")
-							.set((eb) => ({ value, version: eb("version", "+", 1), updated: now }))
-							.where("id", "=", prior.id)
-							.execute();
+						await recordStore.updateRecord(trx, prior.id, { value }, now);
 					}
 					minted[key] = prior.id;
 					continue;
 				}
 				valuesChanged = true;
 				const id = newId();
-				await trx
-					.insertInto("records")
-					.values({
-						id,
-						workspace: workspaceId,
-						key,
-						name: label.slice(0, 200),
-						kind: "value",
-						value,
-						section: null,
-						hidden: 0,
-						alias: null,
-						identity: null,
-						file_key: null,
-						file_name: null,
-						file_type: null,
-						file_size: null,
-						file_sha256: null,
-						version: 1,
-						created: now,
-						updated: now,
-					})
-					.execute();
+				await recordStore.insertRecord(trx, {
+					id,
+					workspace: workspaceId,
+					key,
+					name: label.slice(0, 200),
+					kind: "value",
+					value,
+					section: null,
+					hidden: 0,
+					alias: null,
+					identity: null,
+					file_key: null,
+					file_name: null,
+					file_type: null,
+					file_size: null,
+					file_sha256: null,
+					version: 1,
+					created: now,
+					updated: now,
+				});
 				minted[key] = id;
 			}
 			// Minted records the new answer no longer uses go, unless the responder built on them.
 			for (const [key, id] of Object.entries(oldMinted)) {
 				if (minted[key] === id) continue;
 				valuesChanged = true;
-				const aliased = await trx
-					.selectFrom("records")
-					.select("id")
-					.where("alias", "=", id)
-					.executeTakeFirst();
-				if (!aliased)
-					await trx.deleteFrom("records").where("id", "=", id).where("workspace", "=", workspaceId).execute();
+				if (!(await recordStore.hasAliases(trx, id))) await recordStore.deleteRecord(trx, id);
 			}
 			const entries = Object.fromEntries(p.linked);
 			const entriesChanged =
 				JSON.stringify(Object.entries(entries).sort()) !== JSON.stringify(Object.entries(oldEntries).sort());
 
 			// The link: kept when it stands; made again (same id) when it was revoked or deleted.
-			const link = await trx
-				.selectFrom("links")
-				.select(["id", "status", "identity"])
-				.where("id", "=", linkId)
-				.executeTakeFirst();
+			const link = await linkStore.findLink(trx, workspaceId, linkId);
 			const restarted = !link || link.status === "revoked";
+			// The share names the identity only when it is one of the workspace holding the answer.
 			const identityHere =
-				proven?.id &&
-				(await trx
-					.selectFrom("identities")
-					.select("id")
-					.where("id", "=", proven.id)
-					.where("workspace", "=", workspaceId)
-					.executeTakeFirst());
+				proven?.id && (await identityStore.findIdentityInWorkspace(trx, workspaceId, proven.id));
 			if (restarted) {
-				if (link) await trx.deleteFrom("links").where("id", "=", linkId).execute();
+				if (link) await linkStore.deleteLink(trx, linkId);
 				await linkStore.insertLink(trx, {
 					id: linkId,
 					workspace: workspaceId,
@@ -513,29 +488,21 @@ export async function sweepExpiredAnswers(
 
 export async function requestLinks(
 	db: Kysely<Database>,
-	requestId: string,
+	request: { id: string; items: string },
 	page: number,
 	perPage: number,
 	now: number,
 ) {
-	const request = await db
-		.selectFrom("requests")
-		.select(["id", "items"])
-		.where("id", "=", requestId)
-		.executeTakeFirstOrThrow();
+	const requestId = request.id;
 	const items = JSON.parse(request.items) as TemplateItem[];
 	const labels = new Map(items.map((i) => [i.key, i.label]));
 	const [total, rows] = await Promise.all([
 		store.countAnswers(db, requestId),
 		store.answersOfRequest(db, requestId, perPage, (page - 1) * perPage),
 	]);
-	const full = await db
-		.selectFrom("request_answers")
-		.select(["id", "minted", "entries"])
-		.where("id", "in", rows.length ? rows.map((r) => r.id) : [""])
-		.execute();
+	// Template key -> record id: the linked entries and the records minted from typed values.
 	const keysOf = new Map(
-		full.map((r) => [r.id, { ...JSON.parse(r.entries), ...JSON.parse(r.minted) } as Record<string, string>]),
+		rows.map((r) => [r.id, { ...JSON.parse(r.entries), ...JSON.parse(r.minted) } as Record<string, string>]),
 	);
 	const q = linkStore.publicQueries(db as Kysely<Database>);
 	const out = [];

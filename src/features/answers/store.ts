@@ -129,6 +129,8 @@ export function answersOfRequest(db: Db, requestId: string, limit: number, offse
 			"request_answers.sender_name",
 			"request_answers.data",
 			"request_answers.server",
+			"request_answers.minted",
+			"request_answers.entries",
 			"request_answers.created",
 			"request_answers.updated",
 			"links.status",
