@@ -528,7 +528,7 @@ describe("grant events", () => {
 		const id2 = (await answer(req2.slug, { values: { email: "a@b.c" } })).json().responseId;
 		await patchLink(app, responder, id2, { expiresAt: new Date(clock.now() + 5000).toISOString() });
 		clock.advance(5000);
-		const { sweepExpiredAnswers } = await import("../../src/features/answers/service.ts");
+		const { sweepExpiredAnswers } = await import("../../src/features/answers/grant-events.ts");
 		assert.equal(await sweepExpiredAnswers(app.store.db, app.grantHooks, clock.now()), 1);
 		assert.equal(await sweepExpiredAnswers(app.store.db, app.grantHooks, clock.now()), 0);
 		await drain();

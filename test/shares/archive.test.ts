@@ -7,7 +7,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
-import { ARCHIVE_TOKEN_TTL_MS } from "../../src/features/shares/service.ts";
+import { ARCHIVE_TOKEN_TTL_MS } from "../../src/features/shares/tokens.ts";
 import { ManualClock } from "../../src/lib/clock.ts";
 import { makeApp, type TestApp } from "../helpers/app.ts";
 import { buildAccount, buildApiKey, type TestAccount } from "../helpers/factories.ts";

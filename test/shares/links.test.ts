@@ -3,7 +3,8 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { createIdentity, type IdentityRecord, revokeIdentity } from "../../src/features/identity/service.ts";
-import { assertHandOverable, DOWNLOAD_TOKEN_TTL_MS } from "../../src/features/shares/service.ts";
+import { assertHandOverable } from "../../src/features/shares/lifecycle.ts";
+import { DOWNLOAD_TOKEN_TTL_MS } from "../../src/features/shares/tokens.ts";
 import { ManualClock } from "../../src/lib/clock.ts";
 import { makeApp, type TestApp } from "../helpers/app.ts";
 import { type DeviceKey, deviceKey } from "../helpers/device-key.ts";

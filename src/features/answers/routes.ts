@@ -2,17 +2,10 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Type } from "typebox";
 import { type AccountCaller, optionalCaller, requireAccount, requireScope } from "../../http/auth.ts";
-import { AppError } from "../../http/errors.ts";
 import { errors } from "../../http/schemas.ts";
-import * as requestStore from "../requests/store.ts";
-import {
-	MAX_VALUE_LENGTH,
-	onWorkspaceDeleted,
-	registerAnswerHooks,
-	requestLinks,
-	submitAnswer,
-	sweepExpiredAnswers,
-} from "./service.ts";
+import { requestLinks } from "./collected.ts";
+import { onWorkspaceDeleted, registerAnswerHooks, sweepExpiredAnswers } from "./grant-events.ts";
+import { MAX_VALUE_LENGTH, submitAnswer } from "./submit.ts";
 
 const AnswerBody = Type.Object(
 	{
@@ -159,9 +152,8 @@ export const answerRoutes: FastifyPluginAsyncTypebox = async (app) => {
 		async (request) => {
 			const caller = request.caller as AccountCaller;
 			requireScope(caller, "request:read");
-			const found = await requestStore.findRequest(db, caller.workspaceId, request.params.id);
-			if (!found) throw new AppError("not_found", "No request with this id in this workspace");
-			return requestLinks(db, found, request.query.page ?? 1, request.query.perPage ?? 30, app.clock.now());
+			const { page = 1, perPage = 30 } = request.query;
+			return requestLinks(db, caller.workspaceId, request.params.id, page, perPage, app.clock.now());
 		},
 	);
 };

@@ -59,7 +59,14 @@ export function answerLinksResolving(db: Db, records: readonly string[]) {
 	return db
 		.selectFrom("links")
 		.innerJoin("request_answers", "request_answers.id", "links.id")
-		.select(["links.id", "request_answers.request"])
+		.select([
+			"links.id",
+			"links.workspace",
+			"links.label",
+			"links.status",
+			"links.expires_at",
+			"request_answers.request",
+		])
 		.where("links.status", "=", "active")
 		.where((eb) => {
 			const reached = eb
@@ -91,30 +98,6 @@ export function answerLinksResolving(db: Db, records: readonly string[]) {
 			]);
 		})
 		.execute();
-}
-
-/** How many records the link grants (directly or through sections) besides `excluding`. */
-export async function otherGrantedCount(
-	db: Db,
-	linkId: string,
-	excluding: readonly string[],
-): Promise<number> {
-	const row = await db
-		.selectFrom("records")
-		.select((eb) => eb.fn.countAll<number>().as("n"))
-		.where("records.id", "not in", [...excluding])
-		.where((eb) =>
-			eb.or([
-				eb("records.id", "in", eb.selectFrom("link_records").select("record").where("link", "=", linkId)),
-				eb(
-					"records.section",
-					"in",
-					eb.selectFrom("link_sections").select("section").where("link", "=", linkId),
-				),
-			]),
-		)
-		.executeTakeFirstOrThrow();
-	return Number(row.n);
 }
 
 /** A page of a request's answers with their links (a link may be gone: deleted by its holder). */
@@ -164,15 +147,5 @@ export function expiredAnswerLinks(db: Db, now: number, limit: number) {
 		.where("links.status", "=", "active")
 		.where("links.expires_at", "<=", now)
 		.limit(limit)
-		.execute();
-}
-
-export function recordsOfWorkspace(db: Db, workspaceId: string, ids: readonly string[]) {
-	if (ids.length === 0) return Promise.resolve([]);
-	return db
-		.selectFrom("records")
-		.select(["id", "kind", "value", "alias"])
-		.where("workspace", "=", workspaceId)
-		.where("id", "in", [...ids])
 		.execute();
 }

@@ -5,7 +5,7 @@
 import { sql } from "kysely";
 import { Type } from "typebox";
 import type { ApiKeyTable } from "../../db/schema.ts";
-import { invalidField, Nullable, Timestamp } from "../collections/fields.ts";
+import { Nullable, parseExpiry, Timestamp } from "../collections/fields.ts";
 import { defineCollection } from "../collections/registry.ts";
 import { apiKeyRecord, createApiKey, renameApiKey, revokeApiKey, seesAllKeys } from "./service.ts";
 import { selectVisibleKeys } from "./store.ts";
@@ -65,15 +65,6 @@ interface CreateInput {
 	expiresAt?: string | null;
 }
 
-function parseExpiry(value: string | null | undefined): number | null {
-	if (value === undefined || value === null) return null;
-	const ms = Date.parse(value);
-	if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(ms)) {
-		throw invalidField("expiresAt", "must be an ISO 8601 date-time");
-	}
-	return ms;
-}
-
 const rule = (scope: string) => ({ scope, apiKeys: false });
 
 export const apiKeysCollection = defineCollection<ApiKeyRow, CreateInput, { name: string }>({
@@ -120,7 +111,10 @@ export const apiKeysCollection = defineCollection<ApiKeyRow, CreateInput, { name
 					name: input.name,
 					permissions: input.permissions,
 					...(input.scopes ? { scopes: input.scopes } : {}),
-					expiresAt: parseExpiry(input.expiresAt),
+					expiresAt:
+						input.expiresAt === undefined || input.expiresAt === null
+							? null
+							: parseExpiry(input.expiresAt, now),
 				},
 				now,
 			);

@@ -67,6 +67,31 @@ export interface GrantEventInput {
 	server?: string;
 }
 
+/** A pending delivery to a request's callback URL, due now. */
+function deliveryRow(
+	kind: OutboxTable["kind"],
+	target: { id: string; callback_url: string },
+	payload: SubmissionPayload | GrantEventPayload,
+	now: number,
+): OutboxTable {
+	return {
+		id: newId(),
+		kind,
+		request: target.id,
+		url: target.callback_url,
+		payload: JSON.stringify(payload),
+		state: "pending",
+		attempts: 0,
+		next_attempt: now,
+		lease: null,
+		lease_until: null,
+		last_status: null,
+		last_error: null,
+		created: now,
+		updated: now,
+	};
+}
+
 async function enqueue(
 	db: Db,
 	kind: OutboxTable["kind"],
@@ -77,24 +102,9 @@ async function enqueue(
 	const target = await store.findTarget(db, requestId);
 	// Callbacks exist on requests only, and only when the request names a URL.
 	if (!target?.callback_url) return undefined;
-	const id = newId();
-	await store.insertDelivery(db, {
-		id,
-		kind,
-		request: target.id,
-		url: target.callback_url,
-		payload: JSON.stringify(payload(target)),
-		state: "pending",
-		attempts: 0,
-		next_attempt: now,
-		lease: null,
-		lease_until: null,
-		last_status: null,
-		last_error: null,
-		created: now,
-		updated: now,
-	});
-	return id;
+	const row = deliveryRow(kind, { id: target.id, callback_url: target.callback_url }, payload(target), now);
+	await store.insertDelivery(db, row);
+	return row.id;
 }
 
 /** Queues the POST of a new or updated answer; undefined when the request has no callback URL. */
@@ -157,22 +167,14 @@ export async function enqueueGrantEvents(
 	for (const input of inputs) {
 		const target = targets.get(input.requestId);
 		if (!target?.callback_url) continue;
-		rows.push({
-			id: newId(),
-			kind: "grant_event",
-			request: target.id,
-			url: target.callback_url,
-			payload: JSON.stringify(grantEventPayload(input, target.slug)),
-			state: "pending",
-			attempts: 0,
-			next_attempt: now,
-			lease: null,
-			lease_until: null,
-			last_status: null,
-			last_error: null,
-			created: now,
-			updated: now,
-		});
+		rows.push(
+			deliveryRow(
+				"grant_event",
+				{ id: target.id, callback_url: target.callback_url },
+				grantEventPayload(input, target.slug),
+				now,
+			),
+		);
 	}
 	for (let i = 0; i < rows.length; i += BATCH) await store.insertDeliveries(db, rows.slice(i, i + BATCH));
 	return rows.length;

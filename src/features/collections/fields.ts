@@ -24,6 +24,19 @@ export function invalidField(field: string, message: string): AppError {
 	return new AppError("validation_failed", `body.${field} ${message}`, { extra: { field: `body.${field}` } });
 }
 
+/**
+ * An `expiresAt` member: an ISO 8601 date-time (a date alone is refused: it names no instant) that
+ * lies in the future. Answers the instant in milliseconds.
+ */
+export function parseExpiry(value: string, now: number, field = "expiresAt"): number {
+	const ms = Date.parse(value);
+	if (!/^\d{4}-\d{2}-\d{2}T/.test(value) || Number.isNaN(ms)) {
+		throw invalidField(field, "must be an ISO 8601 date-time");
+	}
+	if (ms <= now) throw invalidField(field, "must be in the future");
+	return ms;
+}
+
 /** SQLite `SQLITE_CONSTRAINT_UNIQUE` / PostgreSQL 23505. */
 export function isUniqueViolation(err: unknown): boolean {
 	const code = (err as { code?: unknown }).code;

@@ -232,6 +232,11 @@ export async function checkIdentityOwnership(
 	return identityRecord(row);
 }
 
+/** Whether the identity is one of the workspace's (an answer's share names only its own identities). */
+export async function isWorkspaceIdentity(db: Db, workspaceId: string, identityId: string): Promise<boolean> {
+	return (await store.findIdentityInWorkspace(db, workspaceId, identityId)) !== undefined;
+}
+
 export async function standingOf(db: Db, fingerprint: string): Promise<Standing> {
 	if (await store.findTombstone(db, fingerprint)) return "revoked";
 	const row = await store.findIdentityByFingerprint(db, fingerprint);

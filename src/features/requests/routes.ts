@@ -2,10 +2,9 @@
 // `GET /api/requests/{id}/links` build on this feature.
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Type } from "typebox";
-import { publicOrigin } from "../../config.ts";
 import { errors } from "../../http/schemas.ts";
 import { registerChallengeScope } from "../challenges/routes.ts";
-import { ServerClaim, Sharer } from "../shares/schemas.ts";
+import { ServerClaim, Sharer, serverClaim } from "../server/claim.ts";
 import { TemplateItem } from "../vault/templates/collection.ts";
 import { probeRequest } from "./service.ts";
 import * as store from "./store.ts";
@@ -28,7 +27,7 @@ const Probe = Type.Object({
 export const requestRoutes: FastifyPluginAsyncTypebox = async (app) => {
 	const { config, rootKey, clock } = app;
 	const db = app.store.db;
-	const server = { domain: config.domain, fingerprint: rootKey.fingerprint, origin: publicOrigin(config) };
+	const server = serverClaim(config, rootKey.fingerprint);
 
 	// A nonce for any request that exists; whether it still takes answers is the answer's check.
 	registerChallengeScope(app, "request", (_db, slug) => store.slugExists(db, slug));

@@ -8,8 +8,9 @@ import { AppError } from "../../http/errors.ts";
 import { newId, randomToken } from "../../lib/crypto.ts";
 import { hashPassword } from "../../lib/password.ts";
 import { type CallbackPolicy, checkCallbackUrl } from "../callbacks/policy.ts";
-import { invalidField, iso, isoOrNull } from "../collections/fields.ts";
+import { invalidField, iso, isoOrNull, parseExpiry } from "../collections/fields.ts";
 import { checkIdentityOwnership } from "../identity/service.ts";
+import { type ServerClaim, sharerOf } from "../server/claim.ts";
 import { checkItems, type TemplateItem, templateItems } from "../vault/templates/collection.ts";
 import * as store from "./store.ts";
 
@@ -55,15 +56,6 @@ function checkLabel(label: string): string {
 	const trimmed = label.trim();
 	if (trimmed === "") throw invalidField("label", "must not be blank");
 	return trimmed;
-}
-
-function parseExpiry(value: string, now: number): number {
-	const ms = Date.parse(value);
-	if (!/^\d{4}-\d{2}-\d{2}T/.test(value) || Number.isNaN(ms)) {
-		throw invalidField("expiresAt", "must be an ISO 8601 date-time");
-	}
-	if (ms <= now) throw invalidField("expiresAt", "must be in the future");
-	return ms;
 }
 
 /** The columns `input` sets, each checked; shared by create and update. */
@@ -165,12 +157,6 @@ export function requestRecord(row: RequestTable, now: number) {
 	};
 }
 
-export interface ServerClaim {
-	domain: string;
-	fingerprint: string;
-	origin: string;
-}
-
 /** `GET /api/public/requests/{slug}`: the gates, the questions, who asks and which server speaks. */
 export async function probeRequest(db: Db, slug: string, server: ServerClaim, now: number) {
 	const row = await store.findPublicRequest(db, slug);
@@ -184,19 +170,27 @@ export async function probeRequest(db: Db, slug: string, server: ServerClaim, no
 		allowExtraFields: row.allow_extra_fields === 1,
 		identityScope: row.identity_scope,
 		template: JSON.parse(row.items) as TemplateItem[],
-		requester: {
-			name: row.requester_name,
-			domain: server.domain,
-			...(row.identity && row.identity_fingerprint
-				? {
-						identity: {
-							id: row.identity,
-							fingerprint: row.identity_fingerprint,
-							name: row.identity_name ?? "",
-						},
-					}
-				: {}),
-		},
+		requester: sharerOf({ ...row, name: row.requester_name }, server),
 		server,
 	};
+}
+
+/**
+ * A request by slug that still takes answers (the request's own status gate, before the password
+ * and handshake gates it shares with shares): unknown 404, `request_closed`, `request_expired`.
+ */
+export async function openForAnswers(db: Db, slug: string, now: number): Promise<store.PublicRequestRow> {
+	const request = await store.findPublicRequest(db, slug);
+	if (!request) throw new AppError("not_found", "No request has this slug");
+	const status = effectiveStatus(request, now);
+	if (status === "closed") throw new AppError("request_closed");
+	if (status === "expired") throw new AppError("request_expired");
+	return request;
+}
+
+/** A request of the workspace (another workspace's reads as unknown), for what it collected. */
+export async function findWorkspaceRequest(db: Db, workspaceId: string, id: string): Promise<RequestTable> {
+	const found = await store.findRequest(db, workspaceId, id);
+	if (!found) throw new AppError("not_found", "No request with this id in this workspace");
+	return found;
 }

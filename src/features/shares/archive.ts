@@ -14,7 +14,10 @@ import { AppError } from "../../http/errors.ts";
 import { contentDisposition } from "../../lib/sniff.ts";
 import { isNotWatermarkable, StampBusyError } from "../../lib/stamp/index.ts";
 import { hasScope } from "../accounts/permissions.ts";
-import { EntryNames, isWatermarked, readGrants, type ShareFile, type SharesContext } from "./service.ts";
+import type { StoredFile } from "../vault/records/reader.ts";
+import type { SharesContext } from "./context.ts";
+import { grantedFiles, readGrants } from "./granted.ts";
+import { isWatermarked } from "./lifecycle.ts";
 import * as store from "./store.ts";
 
 /** The owner's copy: the caller's own share, claiming no view; only files the caller may read. */
@@ -24,25 +27,38 @@ export async function ownerArchive(ctx: SharesContext, caller: AccountCaller, li
 	if (!link) throw new AppError("link_not_found");
 	// A key never opens the vault: it may read none of the files.
 	const readsFiles = caller.kind === "session" && hasScope(caller.scopes, "record:read");
-	const { records } = readsFiles ? await readGrants(ctx, link) : { records: [] };
-	const files: ShareFile[] = records.flatMap((r) =>
-		r.kind === "file" && r.file_key
-			? [
-					{
-						id: r.id,
-						fileKey: r.file_key,
-						name: r.file_name ?? "file",
-						type: r.file_type ?? "",
-						size: r.file_size ?? 0,
-					},
-				]
-			: [],
-	);
+	const files = readsFiles ? grantedFiles((await readGrants(ctx, link)).records) : [];
 	if (files.length === 0) throw new AppError("archive_empty");
 	const stampLine = isWatermarked(link)
 		? `${link.stamp ?? ""} | owner copy | ${new Date(now).toISOString().slice(0, 10)}`
 		: null;
 	return { link, files, stampLine };
+}
+
+/** Archive entry names: the file's name, a repeat becomes `name (2).ext`, `name (3).ext`, … */
+export class EntryNames {
+	private readonly taken = new Set<string>();
+	next(raw: string): string {
+		const name = raw.replace(/[\\/]/g, "_") || "file";
+		const dot = name.lastIndexOf(".");
+		const [stem, ext] = dot > 0 ? [name.slice(0, dot), name.slice(dot)] : [name, ""];
+		for (let n = 1; ; n++) {
+			const candidate = n === 1 ? name : `${stem} (${n})${ext}`;
+			if (!this.taken.has(candidate.toLowerCase())) {
+				this.taken.add(candidate.toLowerCase());
+				return candidate;
+			}
+		}
+	}
+}
+
+/** The attachment name of a share's archive: its label, else "share". */
+export function archiveName(label: string): string {
+	const base = label
+		.replace(/[\p{Cc}"\\/:*?<>|]/gu, "")
+		.trim()
+		.slice(0, 100);
+	return `${base || "share"}.zip`;
 }
 
 const BUSY_RETRIES = 20;
@@ -56,7 +72,7 @@ const BACKLOG_BYTES = 1024 * 1024;
  */
 export async function stampedCopy(
 	app: FastifyInstance,
-	file: ShareFile,
+	file: StoredFile,
 	line: string,
 ): Promise<Buffer | undefined> {
 	for (let attempt = 0; ; attempt++) {
@@ -82,7 +98,7 @@ export async function streamArchive(
 	app: FastifyInstance,
 	reply: FastifyReply,
 	name: string,
-	files: ShareFile[],
+	files: StoredFile[],
 	stampLine: string | null,
 ) {
 	const zip = new yazl.ZipFile();
@@ -119,9 +135,9 @@ export async function streamArchive(
 	let next = 0;
 	let first: Buffer | undefined;
 	for (; next < files.length && !first; next++)
-		first = await stampedCopy(app, files[next] as ShareFile, stampLine);
+		first = await stampedCopy(app, files[next] as StoredFile, stampLine);
 	if (!first) throw new AppError("archive_empty", "No file of this share could be stamped");
-	zip.addBuffer(first, names.next((files[next - 1] as ShareFile).name), { compress: false, mtime });
+	zip.addBuffer(first, names.next((files[next - 1] as StoredFile).name), { compress: false, mtime });
 	const rest = files.slice(next);
 	void (async () => {
 		for (const file of rest) {

@@ -10,19 +10,19 @@ import { Type } from "typebox";
 import type { LinkTable } from "../../db/schema.ts";
 import type { AccountCaller } from "../../http/auth.ts";
 import { AppError } from "../../http/errors.ts";
-import { newId, randomToken } from "../../lib/crypto.ts";
 import { hashPassword } from "../../lib/password.ts";
-import { invalidField, iso, isoOrNull, Nullable, Timestamp } from "../collections/fields.ts";
+import { invalidField, iso, isoOrNull, Nullable, parseExpiry, Timestamp } from "../collections/fields.ts";
 import { defineCollection, type OperationContext } from "../collections/registry.ts";
 import { checkIdentityOwnership } from "../identity/service.ts";
 import { runLinkDeleted } from "./grant-hooks.ts";
 import {
 	assertHandOverable,
 	changeLinkStatus,
+	createLink,
 	effectiveStatus,
 	isWatermarked,
 	type LinkStatus,
-} from "./service.ts";
+} from "./lifecycle.ts";
 import type { LinkRow } from "./store.ts";
 import * as store from "./store.ts";
 
@@ -150,16 +150,6 @@ export function stampText(value: string): string {
 	return text;
 }
 
-function parseExpiry(value: string | null | undefined, now: number): number | null | undefined {
-	if (value === undefined || value === null) return value;
-	const ms = Date.parse(value);
-	if (!/^\d{4}-\d{2}-\d{2}T/.test(value) || Number.isNaN(ms)) {
-		throw invalidField("expiresAt", "must be an ISO 8601 date-time");
-	}
-	if (ms <= now) throw invalidField("expiresAt", "must be in the future");
-	return ms;
-}
-
 /** The records and sections named must be the workspace's; a key may not name any. */
 async function checkGrants(ctx: OperationContext, input: LinkInput) {
 	const named = (input.records?.length ?? 0) + (input.sections?.length ?? 0);
@@ -194,8 +184,8 @@ async function columns(
 	if (input.password !== undefined)
 		out.password_hash = input.password === null ? null : await hashPassword(input.password);
 	if (input.maxViews !== undefined) out.max_views = input.maxViews;
-	const expires = parseExpiry(input.expiresAt, ctx.now);
-	if (expires !== undefined) out.expires_at = expires;
+	if (input.expiresAt !== undefined)
+		out.expires_at = input.expiresAt === null ? null : parseExpiry(input.expiresAt, ctx.now);
 	if (input.requireHandshake !== undefined) out.require_handshake = input.requireHandshake ? 1 : 0;
 	if (input.stamp !== undefined) out.stamp = input.stamp === null ? null : stampText(input.stamp);
 	if (input.purpose !== undefined) out.purpose = input.purpose;
@@ -281,32 +271,16 @@ export const linksCollection = defineCollection<LinkRow, LinkInput, LinkInput>({
 		create: async (ctx, input) => {
 			await checkGrants(ctx, input);
 			const changes = await columns(ctx, input);
-			const id = newId();
-			await ctx.db.transaction().execute(async (trx) => {
-				await store.insertLink(trx, {
-					id,
-					workspace: ctx.caller.workspaceId,
-					slug: randomToken(32),
-					label: "",
-					status: "active",
-					password_hash: null,
-					max_views: null,
-					view_count: 0,
-					expires_at: null,
-					require_handshake: 0,
-					stamp: null,
-					purpose: "",
-					ref: null,
-					identity: null,
-					handed_over: 0,
-					sign_in_client: null,
-					created_by: ctx.caller.accountId,
-					created: ctx.now,
-					updated: ctx.now,
-					...changes,
-				});
-				await store.replaceGrants(trx, id, input.records ?? [], input.sections ?? []);
-			});
+			const id = await ctx.db
+				.transaction()
+				.execute((trx) =>
+					createLink(
+						trx,
+						{ ...changes, workspace: ctx.caller.workspaceId, created_by: ctx.caller.accountId },
+						{ records: input.records ?? [], sections: input.sections ?? [] },
+						ctx.now,
+					),
+				);
 			return { id };
 		},
 		update: async (ctx, row, input) => {

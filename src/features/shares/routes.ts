@@ -3,16 +3,17 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { FastifyReply } from "fastify";
 import { Type } from "typebox";
-import { publicOrigin } from "../../config.ts";
 import { type AccountCaller, requireAccount } from "../../http/auth.ts";
 import { AppError } from "../../http/errors.ts";
 import { errors } from "../../http/schemas.ts";
 import { contentDisposition } from "../../lib/sniff.ts";
 import { registerChallengeScope } from "../challenges/routes.ts";
-import { ownerArchive, stampedCopy, streamArchive } from "./archive.ts";
-import { ServerClaim, Sharer } from "./schemas.ts";
-import { archiveName, openArchive, openDownload, probe, resolve, type SharesContext } from "./service.ts";
+import { ServerClaim, Sharer, serverClaim } from "../server/claim.ts";
+import { archiveName, ownerArchive, stampedCopy, streamArchive } from "./archive.ts";
+import { sharesContext } from "./context.ts";
+import { probe, resolve } from "./public.ts";
 import * as store from "./store.ts";
+import { openArchive, openDownload } from "./tokens.ts";
 
 const Slug = Type.Object({ slug: Type.String({ minLength: 1, maxLength: 128 }) });
 const Binary = {
@@ -109,16 +110,7 @@ const SWEEP_MS = 10 * 60_000;
 
 export const shareRoutes: FastifyPluginAsyncTypebox = async (app) => {
 	const db = app.store.db;
-	const ctx: SharesContext = {
-		db,
-		q: store.publicQueries(db),
-		server: {
-			domain: app.config.domain,
-			fingerprint: app.rootKey.fingerprint,
-			origin: publicOrigin(app.config),
-		},
-		hooks: app.grantHooks,
-	};
+	const ctx = sharesContext(db, serverClaim(app.config, app.rootKey.fingerprint), app.grantHooks);
 	registerChallengeScope(app, "link", async (_db, slug) => (await ctx.q.linkBySlug(db, { slug })).length > 0);
 
 	const sweep = setInterval(() => {

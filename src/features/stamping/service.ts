@@ -75,19 +75,18 @@ export async function stampPreview(deps: PreviewDeps, caller: AccountCaller, inp
 	// With a share, the share's stamp is used and `text` is ignored, valid or not.
 	const text = input.link === undefined ? stampText(input.text) : undefined;
 
-	const record = await findWorkspaceFile(deps.db, caller.workspaceId, input.record);
-	if (!record?.file_key)
-		throw new AppError("record_not_found", "No file record with this id in this workspace");
+	const file = await findWorkspaceFile(deps.db, caller.workspaceId, input.record);
+	if (!file) throw new AppError("record_not_found", "No file record with this id in this workspace");
 	const base =
 		text ??
-		(await deps.shareStampFor(deps.db, caller.workspaceId, input.link as string, record.id, deps.now)).line;
+		(await deps.shareStampFor(deps.db, caller.workspaceId, input.link as string, file.id, deps.now)).line;
 
-	const type = record.file_type ?? "application/octet-stream";
+	const { type } = file;
 	if (!isStampable(type))
 		throw new AppError("file_not_watermarkable", `Not stamped: ${type} files cannot be stamped`);
 	let stream: Readable;
 	try {
-		stream = await deps.blobs.get(record.file_key);
+		stream = await deps.blobs.get(file.fileKey);
 	} catch (err) {
 		if (err instanceof BlobNotFoundError) throw new AppError("record_not_found", "The file's bytes are gone");
 		throw err;
@@ -98,7 +97,7 @@ export async function stampPreview(deps: PreviewDeps, caller: AccountCaller, inp
 			line: previewLine(base),
 			stream,
 		});
-		return { bytes, type, filename: previewName(record.file_name ?? "file", type) };
+		return { bytes, type, filename: previewName(file.name, type) };
 	} catch (err) {
 		if (isNotWatermarkable(err)) throw new AppError("file_not_watermarkable", `Not stamped: ${err.message}`);
 		if (err instanceof StampBusyError) {

@@ -58,22 +58,21 @@ export const fileRoutes: FastifyPluginAsyncTypebox = async (app) => {
 		},
 		async (request, reply) => {
 			const { recordId } = request.params;
-			const record = await openFile(app.store.db, request.query.token, recordId, app.clock.now());
+			const file = await openFile(app.store.db, request.query.token, recordId, app.clock.now());
 			let body: NodeJS.ReadableStream;
 			try {
-				body = await app.blobs.get(record.file_key);
+				body = await app.blobs.get(file.fileKey);
 			} catch (err) {
 				if (err instanceof BlobNotFoundError) throw new AppError("not_found", "The file's bytes are gone");
 				throw err;
 			}
-			const type = record.file_type ?? "application/octet-stream";
 			return reply
-				.type(type)
-				.header("content-length", String(record.file_size ?? 0))
+				.type(file.type)
+				.header("content-length", String(file.size))
 				.header("cache-control", "private, no-store")
 				.header(
 					"content-disposition",
-					contentDisposition(INLINE.test(type) ? "inline" : "attachment", record.file_name ?? "file"),
+					contentDisposition(INLINE.test(file.type) ? "inline" : "attachment", file.name),
 				)
 				.send(body);
 		},

@@ -7,6 +7,7 @@ import type { Database } from "../../../db/schema.ts";
 import type { AccountCaller } from "../../../http/auth.ts";
 import { AppError } from "../../../http/errors.ts";
 import { randomToken, sha256Hex } from "../../../lib/crypto.ts";
+import { type StoredFile, storedFile } from "../records/reader.ts";
 import * as store from "./store.ts";
 
 export const FILE_TOKEN_TTL_MS = 2 * 60 * 1000;
@@ -45,12 +46,17 @@ export async function openFile(
 			extra: { scope: "record:read" },
 		});
 	}
-	const record = await store.findFileRecord(db, grant.workspace, recordId);
-	if (!record?.file_key) throw new AppError("not_found", "No file record with this id");
-	return record as typeof record & { file_key: string };
+	const file = await findWorkspaceFile(db, grant.workspace, recordId);
+	if (!file) throw new AppError("not_found", "No file record with this id");
+	return file;
 }
 
-/** A file record of the workspace (never a value record or another workspace's), for other features. */
-export function findWorkspaceFile(db: Kysely<Database>, workspaceId: string, recordId: string) {
-	return store.findFileRecord(db, workspaceId, recordId);
+/** A file of the workspace (never a value record or another workspace's), for other features. */
+export async function findWorkspaceFile(
+	db: Kysely<Database>,
+	workspaceId: string,
+	recordId: string,
+): Promise<StoredFile | undefined> {
+	const row = await store.findFileRecord(db, workspaceId, recordId);
+	return row ? storedFile(row) : undefined;
 }

@@ -29,7 +29,17 @@ export function deleteExpiredTokens(db: Db, now: number) {
 export function findFileRecord(db: Db, workspaceId: string, id: string) {
 	return db
 		.selectFrom("records")
-		.select(["id", "file_key", "file_name", "file_type", "file_size"])
+		.select([
+			"id",
+			"kind",
+			"value",
+			"alias",
+			"file_key",
+			"file_name",
+			"file_type",
+			"file_size",
+			"file_sha256",
+		])
 		.where("workspace", "=", workspaceId)
 		.where("id", "=", id)
 		.where("kind", "=", "file")

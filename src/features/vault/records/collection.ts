@@ -4,6 +4,7 @@ import { sql } from "kysely";
 import { Type } from "typebox";
 import { iso, KEY_PATTERN, Nullable, Timestamp } from "../../collections/fields.ts";
 import { defineCollection } from "../../collections/registry.ts";
+import { currentValue, fileMeta } from "./reader.ts";
 import * as service from "./service.ts";
 import { type RecordRow, resolvedValue, selectRecords, withAliasValues } from "./store.ts";
 
@@ -141,20 +142,12 @@ export const recordsCollection = defineCollection<
 		key: row.key,
 		name: row.name,
 		type: row.kind,
-		value: row.kind === "file" ? null : row.alias !== null ? (row.target_value ?? "") : (row.value ?? ""),
+		value: currentValue(row),
 		section: row.section,
 		hidden: row.hidden === 1,
 		alias: row.alias,
 		identity: row.identity,
-		file:
-			row.kind === "file"
-				? {
-						name: row.file_name ?? "file",
-						type: row.file_type ?? "application/octet-stream",
-						size: row.file_size ?? 0,
-						sha256: row.file_sha256 ?? "",
-					}
-				: null,
+		file: fileMeta(row),
 		version: row.version,
 		created: iso(row.created),
 		updated: iso(row.updated),

@@ -53,29 +53,52 @@ export async function createRecord(
 	if (name === "") throw invalidField("name", "must not be blank");
 	await checkRelations(deps, { section: input.section ?? null, alias, identity });
 
-	const id = newId();
-	const row: RecordTable = {
-		id,
-		workspace: caller.workspaceId,
-		key: input.key,
-		name,
-		kind: upload ? "file" : "value",
-		value: upload ? null : alias !== null ? "" : (input.value ?? ""),
-		section: input.section ?? null,
-		hidden: input.hidden ? 1 : 0,
-		alias,
-		identity,
-		file_key: upload?.key ?? null,
-		file_name: upload?.name ?? null,
-		file_type: upload?.type ?? null,
-		file_size: upload?.size ?? null,
-		file_sha256: upload?.sha256 ?? null,
+	const row = newRecordRow(
+		{
+			workspace: caller.workspaceId,
+			key: input.key,
+			name,
+			kind: upload ? "file" : "value",
+			value: upload ? null : alias !== null ? "" : (input.value ?? ""),
+			section: input.section ?? null,
+			hidden: input.hidden ? 1 : 0,
+			alias,
+			identity,
+			file_key: upload?.key ?? null,
+			file_name: upload?.name ?? null,
+			file_type: upload?.type ?? null,
+			file_size: upload?.size ?? null,
+			file_sha256: upload?.sha256 ?? null,
+		},
+		now,
+	);
+	await relationRace(() => db.transaction().execute((trx) => store.insertRecord(trx, row)));
+	return row.id;
+}
+
+/** A new record row: a fresh id, version 1, created now; a plain visible value unless `fields` say otherwise. */
+export function newRecordRow(
+	fields: Pick<RecordTable, "workspace" | "key" | "name" | "kind"> &
+		Partial<Omit<RecordTable, "id" | "version" | "created" | "updated">>,
+	now: number,
+): RecordTable {
+	return {
+		value: null,
+		section: null,
+		hidden: 0,
+		alias: null,
+		identity: null,
+		file_key: null,
+		file_name: null,
+		file_type: null,
+		file_size: null,
+		file_sha256: null,
+		...fields,
+		id: newId(),
 		version: 1,
 		created: now,
 		updated: now,
 	};
-	await relationRace(() => db.transaction().execute((trx) => store.insertRecord(trx, row)));
-	return id;
 }
 
 export async function updateRecord(

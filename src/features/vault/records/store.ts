@@ -105,3 +105,12 @@ export function updateRecord(db: Db, id: string, changes: RecordChanges, now: nu
 export function deleteRecord(db: Db, id: string) {
 	return db.deleteFrom("records").where("id", "=", id).executeTakeFirst();
 }
+
+export function recordKinds(db: Db, workspaceId: string, ids: readonly string[]) {
+	return db
+		.selectFrom("records")
+		.select(["id", "kind"])
+		.where("workspace", "=", workspaceId)
+		.where("id", "in", [...ids])
+		.execute();
+}

@@ -18,6 +18,7 @@ export const TEMPLATE_ITEM_TYPES = [
 	"address",
 	"file",
 ] as const;
+export type TemplateItemType = (typeof TEMPLATE_ITEM_TYPES)[number];
 export const TEMPLATE_MAX_ITEMS = 100;
 
 export const TemplateItem = Type.Object(
@@ -27,9 +28,12 @@ export const TemplateItem = Type.Object(
 			description: "`[a-z0-9_-]{1,64}` like vault keys; unique in the template.",
 		}),
 		label: Type.String({ minLength: 1, maxLength: 200 }),
-		type: Type.Union(
-			TEMPLATE_ITEM_TYPES.map((t) => Type.Literal(t)),
-			{ description: TEMPLATE_ITEM_TYPES.map((t) => `\`${t}\``).join(", ") },
+		// Typed by its literals: a union built from a mapped array would type as `never`.
+		type: Type.Unsafe<TemplateItemType>(
+			Type.Union(
+				TEMPLATE_ITEM_TYPES.map((t) => Type.Literal(t)),
+				{ description: TEMPLATE_ITEM_TYPES.map((t) => `\`${t}\``).join(", ") },
+			),
 		),
 		required: Type.Boolean(),
 		description: Type.Optional(Type.String({ maxLength: 1000 })),

@@ -1,0 +1,76 @@
+// What a request collected (`GET /api/requests/{id}/links`): its answers in the order they first
+// came, each with its status and, while it is active, the current values read through the answer's
+// share, exactly as a reader of the share would read them.
+import type { Kysely } from "kysely";
+import type { Database } from "../../db/schema.ts";
+import { findWorkspaceRequest } from "../requests/service.ts";
+import { grantsOf } from "../shares/granted.ts";
+import { effectiveStatus } from "../shares/lifecycle.ts";
+import { currentValue, fileMeta } from "../vault/records/reader.ts";
+import type { TemplateItem } from "../vault/templates/collection.ts";
+import * as store from "./store.ts";
+
+type AnswerRow = Awaited<ReturnType<typeof store.answersOfRequest>>[number];
+
+/** The answer's values by template key (linked entries and records minted from typed values), in template order. */
+async function valuesOf(db: Kysely<Database>, row: AnswerRow, items: TemplateItem[]) {
+	if (!row.link_workspace) return [];
+	const { records } = await grantsOf(db, { id: row.id, workspace: row.link_workspace });
+	const byId = new Map(records.map((r) => [r.id, r]));
+	const keys: Record<string, string> = { ...JSON.parse(row.entries), ...JSON.parse(row.minted) };
+	const labels = new Map(items.map((i) => [i.key, i.label]));
+	const values = Object.entries(keys).flatMap(([key, id]) => {
+		const r = byId.get(id);
+		if (!r) return [];
+		return [
+			{
+				key,
+				label: labels.get(key) ?? key,
+				recordId: r.id,
+				type: r.kind,
+				value: currentValue(r),
+				file: fileMeta(r),
+			},
+		];
+	});
+	const order = new Map(items.map((i, n) => [i.key, n]));
+	return values.sort((a, b) => (order.get(a.key) ?? 1e9) - (order.get(b.key) ?? 1e9));
+}
+
+export async function requestLinks(
+	db: Kysely<Database>,
+	workspaceId: string,
+	requestId: string,
+	page: number,
+	perPage: number,
+	now: number,
+) {
+	const request = await findWorkspaceRequest(db, workspaceId, requestId);
+	const items = JSON.parse(request.items) as TemplateItem[];
+	const [total, rows] = await Promise.all([
+		store.countAnswers(db, request.id),
+		store.answersOfRequest(db, request.id, perPage, (page - 1) * perPage),
+	]);
+	const out = [];
+	for (const row of rows) {
+		const status =
+			row.status === null
+				? "revoked"
+				: effectiveStatus({ status: row.status, expires_at: row.expires_at }, now);
+		out.push({
+			responseId: row.id,
+			linkId: row.id,
+			slug: status === "active" ? (row.slug ?? "") : "",
+			remote: row.server !== null,
+			...(row.server !== null ? { server: row.server } : {}),
+			status,
+			identity: row.identity ?? "",
+			identifier: row.identifier,
+			senderName: row.sender_name,
+			values: status === "active" ? await valuesOf(db, row, items) : [],
+			created: new Date(row.created).toISOString(),
+			updated: new Date(row.updated).toISOString(),
+		});
+	}
+	return { page, perPage, totalItems: total, totalPages: Math.ceil(total / perPage), items: out };
+}

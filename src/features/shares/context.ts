@@ -1,0 +1,18 @@
+// What every reader of a share needs, built once per app: the database, the compiled public
+// queries, the server's claim and the grant hooks. Other features build one with `sharesContext`.
+import type { Kysely } from "kysely";
+import type { Database } from "../../db/schema.ts";
+import type { ServerClaim } from "../server/claim.ts";
+import type { GrantHooks } from "./grant-hooks.ts";
+import { type PublicQueries, publicQueries } from "./public-queries.ts";
+
+export interface SharesContext {
+	db: Kysely<Database>;
+	q: PublicQueries;
+	server: ServerClaim;
+	hooks?: GrantHooks;
+}
+
+export function sharesContext(db: Kysely<Database>, server: ServerClaim, hooks?: GrantHooks): SharesContext {
+	return { db, q: publicQueries(db), server, ...(hooks ? { hooks } : {}) };
+}

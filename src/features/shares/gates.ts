@@ -1,0 +1,104 @@
+// The gates of a share, as ordered named checks (spec "Link (share) status", resolve rules): every
+// reader of a share (the resolve, the share page, the addressbook, remote answers) runs them in
+// this order, with these codes: status, password, handshake, then one view taken atomically.
+// Requests reuse the password and handshake gates for their answers.
+import { AppError } from "../../http/errors.ts";
+import { verifyPassword } from "../../lib/password.ts";
+import { type ChallengeScope, type ProvenIdentity, verifyChallenge } from "../challenges/service.ts";
+import type { SharesContext } from "./context.ts";
+import { runLinkStatus } from "./grant-hooks.ts";
+import { effectiveStatus, expireLink, type LinkStatus } from "./lifecycle.ts";
+import type { PublicLinkRow } from "./public-queries.ts";
+
+/** What a reader may present at the gates (the resolve body; all optional). */
+export interface GateInput {
+	password?: string | undefined;
+	identityId?: string | undefined;
+	challengeNonce?: string | undefined;
+	challengeSignature?: string | undefined;
+}
+
+/** A share read in any status but active says which, as a 404 (design: no more than a missing slug). */
+export function refuseStatus(status: LinkStatus): never {
+	if (status === "paused") throw new AppError("link_paused", "The share is paused");
+	if (status === "revoked") throw new AppError("link_revoked", "The share was revoked");
+	throw new AppError("link_expired", "The share has expired");
+}
+
+/** Status gate: only an active share is read; one found past its expiry is expired now, once. */
+export async function checkStatus(ctx: SharesContext, link: PublicLinkRow, now: number): Promise<void> {
+	const status = effectiveStatus(link, now);
+	if (status !== link.status) await expireLink(ctx.q, ctx.db, ctx.hooks, link.id, now);
+	if (status !== "active") refuseStatus(status);
+}
+
+/** Password gate: a share or request with a password needs it (required, then invalid). */
+export async function checkPassword(hash: string | null, password: string | undefined): Promise<void> {
+	if (hash === null) return;
+	if (typeof password !== "string" || password === "") throw new AppError("link_password_required");
+	if (!(await verifyPassword(password, hash))) throw new AppError("link_password_invalid");
+}
+
+/** Handshake gate: when required, a spent-on-sight nonce for this scope and slug, signed by the identity. */
+export async function checkHandshake(
+	ctx: Pick<SharesContext, "db">,
+	gate: { required: boolean; scope: ChallengeScope; slug: string },
+	input: GateInput,
+	now: number,
+): Promise<ProvenIdentity | undefined> {
+	if (!gate.required) return undefined;
+	return verifyChallenge(
+		ctx.db,
+		{
+			scope: gate.scope,
+			slug: gate.slug,
+			nonce: input.challengeNonce,
+			signature: input.challengeSignature,
+			...(input.identityId ? { identityId: input.identityId } : {}),
+		},
+		now,
+	);
+}
+
+/**
+ * View gate: one conditional UPDATE. A concurrent reader who took the last permitted view leaves
+ * nothing to take, and the loser is refused as the status gate would now refuse it. Answers the
+ * view count after this read; the view that reaches the cap expires the share in the same statement.
+ */
+export async function takeView(ctx: SharesContext, link: PublicLinkRow, now: number): Promise<number> {
+	const [taken] = await ctx.q.consumeView(ctx.db, { id: link.id, now });
+	if (!taken) {
+		const [again] = await ctx.q.linkBySlug(ctx.db, { slug: link.slug });
+		const current = again ? effectiveStatus(again, now) : "revoked";
+		refuseStatus(current === "active" ? "expired" : current);
+	}
+	if (taken.status === "expired") {
+		await runLinkStatus(ctx.hooks, ctx.db, { link: link.id, from: "active", to: "expired" }, now);
+	}
+	return taken.view_count;
+}
+
+/** A reader who passed every gate: who they proved to be (handshake shares) and the view they took. */
+export interface Admitted {
+	reader: ProvenIdentity | undefined;
+	view: number;
+}
+
+/** Runs a share's gates in the spec's order for one read that consumes a view. */
+export async function admit(
+	ctx: SharesContext,
+	link: PublicLinkRow,
+	input: GateInput,
+	now: number,
+): Promise<Admitted> {
+	await checkStatus(ctx, link, now);
+	await checkPassword(link.password_hash, input.password);
+	const reader = await checkHandshake(
+		ctx,
+		{ required: link.require_handshake === 1, scope: "link", slug: link.slug },
+		input,
+		now,
+	);
+	const view = await takeView(ctx, link, now);
+	return { reader, view };
+}

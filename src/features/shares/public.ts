@@ -1,0 +1,80 @@
+// The public face of a share by slug (spec "Share (link)"): the probe reports the gates without
+// data and without a view; the resolve passes the gates (gates.ts), takes one view and reads the
+// current values, minting the one-time file tokens of that view.
+import { AppError } from "../../http/errors.ts";
+import type { ProvenIdentity } from "../challenges/service.ts";
+import { sharerOf } from "../server/claim.ts";
+import type { SharesContext } from "./context.ts";
+import { admit, type GateInput } from "./gates.ts";
+import { readGrants, sharedRecord, sharedSections } from "./granted.ts";
+import { effectiveStatus, expireLink, isWatermarked } from "./lifecycle.ts";
+import type { PublicLinkRow } from "./public-queries.ts";
+import { mintFileTokens } from "./tokens.ts";
+
+export async function findBySlug(ctx: SharesContext, slug: string): Promise<PublicLinkRow> {
+	const [link] = await ctx.q.linkBySlug(ctx.db, { slug });
+	if (!link) throw new AppError("link_not_found");
+	return link;
+}
+
+function sharer(link: PublicLinkRow, ctx: SharesContext) {
+	return sharerOf({ ...link, name: link.sharer_name }, ctx.server);
+}
+
+/** Reports the gates without data and without consuming a view. */
+export async function probe(ctx: SharesContext, slug: string, now: number) {
+	const link = await findBySlug(ctx, slug);
+	const status = effectiveStatus(link, now);
+	if (status !== link.status) await expireLink(ctx.q, ctx.db, ctx.hooks, link.id, now);
+	return {
+		slug: link.slug,
+		label: link.label,
+		status,
+		requiresPassword: link.password_hash !== null,
+		requireHandshake: link.require_handshake === 1,
+		watermarked: isWatermarked(link),
+		purpose: link.purpose,
+		identity: link.identity ?? "",
+		sharer: sharer(link, ctx),
+		server: ctx.server,
+	};
+}
+
+/** The watermark line: the stamp text, who it was sent to (the proven identity, else the view), the date. */
+export function watermarkLine(stamp: string, reader: ProvenIdentity | undefined, view: number, now: number) {
+	const who = reader
+		? `${reader.name ? `${reader.name} ` : ""}${reader.fingerprint.slice(0, 16)}`
+		: `view ${view}`;
+	return `${stamp} | ${who} | ${new Date(now).toISOString().slice(0, 10)}`;
+}
+
+export interface ResolveInput extends GateInput {
+	/** Accepted for compatibility and ignored: a handshake is proven by the challenge only. */
+	handshakeToken?: string | undefined;
+}
+
+/** Passes the gates, takes one view, and reads what the share grants now. */
+export async function resolve(ctx: SharesContext, slug: string, input: ResolveInput, now: number) {
+	const link = await findBySlug(ctx, slug);
+	const { reader, view } = await admit(ctx, link, input, now);
+
+	const granted = await readGrants(ctx, link);
+	const watermark = isWatermarked(link) ? watermarkLine(link.stamp ?? "", reader, view, now) : undefined;
+	const fileIds = granted.records.filter((r) => r.kind === "file").map((r) => r.id);
+	const tokens = await mintFileTokens(ctx, fileIds, { link: link.id, view, line: watermark ?? null, now });
+
+	return {
+		slug: link.slug,
+		label: link.label,
+		purpose: link.purpose,
+		identity: link.identity ?? "",
+		sections: sharedSections(granted),
+		records: granted.records.map((r) => {
+			const downloadToken = tokens.downloads.get(r.id);
+			return { ...sharedRecord(r), ...(downloadToken ? { downloadToken } : {}) };
+		}),
+		viewCount: view,
+		...(watermark !== undefined ? { watermark } : {}),
+		...(tokens.archive ? { archiveToken: tokens.archive } : {}),
+	};
+}

@@ -1,0 +1,110 @@
+// The one-time file tokens of a share (spec "Share (link)", "One-time artefacts"): a resolve mints
+// a `downloadToken` per granted file and one `archiveToken`, each carrying the view that minted
+// it; each is spent on first presentation, right or wrong (one conditional DELETE … RETURNING).
+import { AppError } from "../../http/errors.ts";
+import { randomToken, sha256Hex } from "../../lib/crypto.ts";
+import type { StoredFile } from "../vault/records/reader.ts";
+import type { SharesContext } from "./context.ts";
+import { refuseStatus } from "./gates.ts";
+import { grantedFiles, readGrants } from "./granted.ts";
+import { effectiveStatus } from "./lifecycle.ts";
+import type { PublicLinkRow } from "./public-queries.ts";
+
+/** How long a `downloadToken` is good for (spec: single use; the lifetime is ours). */
+export const DOWNLOAD_TOKEN_TTL_MS = 10 * 60_000;
+/** `archiveToken`: usable within two minutes of the resolve (spec "Limits"). */
+export const ARCHIVE_TOKEN_TTL_MS = 2 * 60_000;
+
+const TOKEN_BYTES = 32;
+
+interface Minting {
+	link: string;
+	view: number;
+	/** The watermark line files are stamped with; null on an unwatermarked share. */
+	line: string | null;
+	now: number;
+}
+
+async function mint(
+	ctx: SharesContext,
+	m: Minting,
+	kind: "download" | "archive",
+	record: string | null,
+): Promise<string> {
+	const token = randomToken(TOKEN_BYTES);
+	await ctx.q.insertToken(ctx.db, {
+		hash: sha256Hex(token),
+		link: m.link,
+		kind,
+		record,
+		view: m.view,
+		line: m.line,
+		now: m.now,
+		expires: m.now + (kind === "download" ? DOWNLOAD_TOKEN_TTL_MS : ARCHIVE_TOKEN_TTL_MS),
+	});
+	return token;
+}
+
+/** The tokens of one resolve: one per file record, and an archive token when there is a file. */
+export async function mintFileTokens(ctx: SharesContext, fileIds: readonly string[], m: Minting) {
+	const downloads = new Map<string, string>();
+	for (const id of fileIds) downloads.set(id, await mint(ctx, m, "download", id));
+	const archive = fileIds.length > 0 ? await mint(ctx, m, "archive", null) : undefined;
+	return { downloads, archive };
+}
+
+/**
+ * Spends a token (first presentation, right or wrong), then checks it was minted for this share,
+ * this kind (and record) and is within its time, and that the share may still be read: paused,
+ * revoked or past its expiry refuses; a share expired by its view cap still honours the view the
+ * token was minted by.
+ */
+async function spend(
+	ctx: SharesContext,
+	slug: string,
+	token: string | undefined,
+	want: { kind: "download"; record: string } | { kind: "archive" },
+	now: number,
+): Promise<{ link: PublicLinkRow; stampLine: string | null }> {
+	if (!token) throw new AppError("file_download_invalid", "The token (`dl`) is missing");
+	const [spent] = await ctx.q.spendToken(ctx.db, { hash: sha256Hex(token) });
+	const [link] = await ctx.q.linkBySlug(ctx.db, { slug });
+	// The spec's archive answer for a share that no longer exists is `archive_empty`.
+	if (!link) throw new AppError(want.kind === "archive" ? "archive_empty" : "link_not_found");
+	const bound =
+		spent !== undefined &&
+		spent.link === link.id &&
+		spent.kind === want.kind &&
+		(want.kind === "archive" || spent.record === want.record) &&
+		spent.expires > now;
+	if (!bound) throw new AppError("file_download_invalid");
+	const status = effectiveStatus(link, now);
+	const byViewCap =
+		status === "expired" && link.status === "expired" && (link.expires_at === null || link.expires_at > now);
+	if (status !== "active" && !byViewCap) refuseStatus(status);
+	return { link, stampLine: spent.stamp_line };
+}
+
+/** The file a `downloadToken` opens; the record must still be granted by the share now. */
+export async function openDownload(
+	ctx: SharesContext,
+	slug: string,
+	recordId: string,
+	token: string | undefined,
+	now: number,
+): Promise<{ link: PublicLinkRow; file: StoredFile; stampLine: string | null }> {
+	const { link, stampLine } = await spend(ctx, slug, token, { kind: "download", record: recordId }, now);
+	const { records } = await readGrants(ctx, link);
+	const file = grantedFiles(records).find((f) => f.id === recordId);
+	if (!file) throw new AppError("record_not_found", "The share no longer grants this file");
+	return { link, file, stampLine };
+}
+
+/** Every file the share grants now, directly or through sections, for an `archiveToken`. */
+export async function openArchive(ctx: SharesContext, slug: string, token: string | undefined, now: number) {
+	const { link, stampLine } = await spend(ctx, slug, token, { kind: "archive" }, now);
+	const { records } = await readGrants(ctx, link);
+	const files = grantedFiles(records);
+	if (files.length === 0) throw new AppError("archive_empty");
+	return { link, files, stampLine };
+}
