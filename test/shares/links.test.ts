@@ -282,6 +282,69 @@ describe("shares", () => {
 			const view = await t.app.inject({ method: "GET", url: `${LINKS}/${link.id}`, headers: a.headers });
 			assert.equal(view.json().viewCount, 2);
 		});
+
+		test("maxViews lowered to the views taken reaches the cap: expired for the probe, the resolve and the owner", async () => {
+			const rec = await createValue(t.app, a, { key: "k", value: "v" });
+			const link = await createLink(t.app, a, { records: [rec.id], maxViews: 10 });
+			for (let i = 0; i < 3; i++) assert.equal((await resolveLink(t.app, link.slug)).statusCode, 200);
+			const patched = await patchLink(t.app, a, link.id, { maxViews: 3 });
+			assert.equal(patched.statusCode, 200, patched.body);
+			assert.equal(patched.json().status, "expired");
+			assert.equal((await probeLink(t.app, link.slug)).json().status, "expired");
+			assertCode(await resolveLink(t.app, link.slug), 404, "link_expired");
+			const view = await t.app.inject({ method: "GET", url: `${LINKS}/${link.id}`, headers: a.headers });
+			assert.deepEqual([view.json().status, view.json().viewCount, view.json().maxViews], ["expired", 3, 3]);
+			// Expired is final: raising the cap again does not bring it back.
+			assert.equal((await patchLink(t.app, a, link.id, { maxViews: 50 })).json().status, "expired");
+			assertCode(await resolveLink(t.app, link.slug), 404, "link_expired");
+		});
+
+		test("maxViews lowered below the views taken expires too; lowered above them, the share reads on to the new cap", async () => {
+			const rec = await createValue(t.app, a, { key: "k", value: "v" });
+			const below = await createLink(t.app, a, { records: [rec.id] });
+			for (let i = 0; i < 2; i++) await resolveLink(t.app, below.slug);
+			assert.equal((await patchLink(t.app, a, below.id, { maxViews: 1 })).json().status, "expired");
+			assert.equal((await probeLink(t.app, below.slug)).json().status, "expired");
+
+			const above = await createLink(t.app, a, { records: [rec.id], maxViews: 10 });
+			await resolveLink(t.app, above.slug);
+			assert.equal((await patchLink(t.app, a, above.id, { maxViews: 2 })).json().status, "active");
+			assert.equal((await probeLink(t.app, above.slug)).json().status, "active");
+			assert.equal((await resolveLink(t.app, above.slug)).json().viewCount, 2);
+			assertCode(await resolveLink(t.app, above.slug), 404, "link_expired");
+		});
+
+		test("a paused share whose cap was lowered to its views expires when resumed", async () => {
+			const rec = await createValue(t.app, a, { key: "k", value: "v" });
+			const link = await createLink(t.app, a, { records: [rec.id] });
+			await resolveLink(t.app, link.slug);
+			assert.equal((await patchLink(t.app, a, link.id, { status: "paused" })).statusCode, 200);
+			assert.equal((await patchLink(t.app, a, link.id, { maxViews: 1 })).json().status, "paused");
+			assert.equal((await probeLink(t.app, link.slug)).json().status, "paused");
+			const resumed = await patchLink(t.app, a, link.id, { status: "active" });
+			assert.equal(resumed.statusCode, 200, resumed.body);
+			assert.equal(resumed.json().status, "expired");
+			assertCode(await resolveLink(t.app, link.slug), 404, "link_expired");
+		});
+
+		test("expiresAt moved into the past is refused and changes nothing: revoke or pause ends a share now", async () => {
+			const rec = await createValue(t.app, a, { key: "k", value: "v" });
+			const link = await createLink(t.app, a, { records: [rec.id] });
+			for (const expiresAt of [
+				new Date(clock.now() - 1).toISOString(),
+				new Date(clock.now()).toISOString(),
+			]) {
+				assertCode(
+					await patchLink(t.app, a, link.id, { expiresAt, label: "moved" }),
+					400,
+					"validation_failed",
+				);
+			}
+			assert.equal((await probeLink(t.app, link.slug)).json().status, "active");
+			const view = await t.app.inject({ method: "GET", url: `${LINKS}/${link.id}`, headers: a.headers });
+			assert.deepEqual([view.json().status, view.json().expiresAt, view.json().label], ["active", null, ""]);
+			assert.equal((await resolveLink(t.app, link.slug)).statusCode, 200);
+		});
 	});
 
 	describe("probe", () => {

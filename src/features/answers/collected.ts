@@ -56,7 +56,15 @@ export async function requestLinks(
 		const status =
 			row.status === null
 				? "revoked"
-				: effectiveStatus({ status: row.status, expires_at: row.expires_at }, now);
+				: effectiveStatus(
+						{
+							status: row.status,
+							expires_at: row.expires_at,
+							max_views: row.max_views,
+							view_count: row.view_count ?? 0,
+						},
+						now,
+					);
 		out.push({
 			responseId: row.id,
 			linkId: row.id,

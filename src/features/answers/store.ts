@@ -65,6 +65,8 @@ export function answerLinksResolving(db: Db, records: readonly string[]) {
 			"links.label",
 			"links.status",
 			"links.expires_at",
+			"links.max_views",
+			"links.view_count",
 			"request_answers.request",
 		])
 		.where("links.status", "=", "active")
@@ -119,6 +121,8 @@ export function answersOfRequest(db: Db, requestId: string, limit: number, offse
 			"links.status",
 			"links.slug",
 			"links.expires_at",
+			"links.max_views",
+			"links.view_count",
 			"links.workspace as link_workspace",
 		])
 		.where("request_answers.request", "=", requestId)

@@ -20,9 +20,11 @@ import {
 	changeLinkStatus,
 	createLink,
 	effectiveStatus,
+	expireLink,
 	isWatermarked,
 	type LinkStatus,
 } from "./lifecycle.ts";
+import { publicQueries } from "./public-queries.ts";
 import type { LinkRow } from "./store.ts";
 import * as store from "./store.ts";
 
@@ -303,6 +305,11 @@ export const linksCollection = defineCollection<LinkRow, LinkInput, LinkInput>({
 						ctx.now,
 						ctx.grantHooks,
 					);
+				}
+				// A cap lowered to the views already taken, or a share resumed at its cap, is reached
+				// now: the share expires in this change, as the read taking the last view would expire it.
+				if (input.maxViews !== undefined || status === "active") {
+					await expireLink(publicQueries(ctx.db), trx, ctx.grantHooks, row.id, ctx.now);
 				}
 			});
 		},

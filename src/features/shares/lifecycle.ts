@@ -52,11 +52,18 @@ export async function createLink(
 	return row.id;
 }
 
-/** The status a reader sees now: an active share past its expiry is expired. */
-export function effectiveStatus(link: Pick<LinkTable, "status" | "expires_at">, now: number): LinkStatus {
-	return link.status === "active" && link.expires_at !== null && link.expires_at <= now
-		? "expired"
-		: link.status;
+/**
+ * The status a reader sees now: an active share past its expiry, or whose views reached its cap
+ * (the owner lowered `maxViews` to the views already taken), is expired.
+ */
+export function effectiveStatus(
+	link: Pick<LinkTable, "status" | "expires_at" | "max_views" | "view_count">,
+	now: number,
+): LinkStatus {
+	if (link.status !== "active") return link.status;
+	const pastExpiry = link.expires_at !== null && link.expires_at <= now;
+	const capReached = link.max_views !== null && link.view_count >= link.max_views;
+	return pastExpiry || capReached ? "expired" : "active";
 }
 
 export function isWatermarked(link: Pick<LinkTable, "stamp" | "purpose">): boolean {
@@ -87,7 +94,7 @@ export type Actor =
  */
 export async function changeLinkStatus(
 	db: Db,
-	link: Pick<LinkTable, "id" | "workspace" | "label" | "status" | "expires_at">,
+	link: Pick<LinkTable, "id" | "workspace" | "label" | "status" | "expires_at" | "max_views" | "view_count">,
 	to: LinkStatus,
 	actor: Actor,
 	now: number,
@@ -107,7 +114,7 @@ export async function changeLinkStatus(
 	const changed = await store.changeStatus(db, link.id, stored, to, now);
 	if (!changed) throw new AppError("conflict", "The share changed meanwhile; read it again");
 	if (to === "revoked") await notifyRevoked(db, link, actor, now);
-	// A share past its expiry but still stored active expires first, then is revoked.
+	// A share past its expiry (or at its cap) but still stored active expires first, then is revoked.
 	if (from === "expired" && link.status === "active") {
 		await runLinkStatus(hooks, db, { link: link.id, from: "active", to: "expired" }, now);
 	}
@@ -140,8 +147,8 @@ async function notifyRevoked(
 }
 
 /**
- * Writes `expired` for an active share past its expiry, once (a conditional UPDATE), and tells the
- * watchers. Answers whether this call expired it.
+ * Writes `expired` for an active share past its expiry or at its view cap, once (a conditional
+ * UPDATE), and tells the watchers. Answers whether this call expired it.
  */
 export async function expireLink(
 	q: PublicQueries,

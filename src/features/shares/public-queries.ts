@@ -220,7 +220,12 @@ function compilePublicQueries(db: Kysely<Database>) {
 			.set({ status: "expired", updated: param("now") })
 			.where("id", "=", param("id"))
 			.where("status", "=", "active")
-			.where("expires_at", "<=", param("now"))
+			.where((eb) =>
+				eb.or([
+					eb("expires_at", "<=", param("now")),
+					eb.and([eb("max_views", "is not", null), eb("view_count", ">=", eb.ref("max_views"))]),
+				]),
+			)
 			.returning("id"),
 	);
 
