@@ -8,7 +8,7 @@ import type { LinkTable } from "../../src/db/schema.ts";
 import { publicQueries } from "../../src/features/shares/public-queries.ts";
 import { dialect, makeApp, type TestApp } from "../helpers/app.ts";
 import { buildAccount, type TestAccount } from "../helpers/factories.ts";
-import { createLink } from "./helpers.ts";
+import { createLink, LINKS } from "./helpers.ts";
 
 const NOW = Date.UTC(2026, 10, 24, 12);
 
@@ -63,6 +63,26 @@ describe(`the view update's guards, each alone (${dialect})`, () => {
 		assert.deepEqual(await take(id), [{ view_count: 2, status: "active" }]);
 		assert.deepEqual(await take(id), [{ view_count: 3, status: "expired" }]);
 		assert.deepEqual(await take(id), []);
+	});
+
+	test("a share stored active at its cap (written before the cap rule) reads as expired everywhere, and is written so once", async () => {
+		const id = await shareStored({ view_count: 2, max_views: 2 });
+		const { slug } = await t.app.store.db
+			.selectFrom("links")
+			.select("slug")
+			.where("id", "=", id)
+			.executeTakeFirstOrThrow();
+		const owner = await t.app.inject({ method: "GET", url: `${LINKS}/${id}`, headers: a.headers });
+		assert.equal(owner.json().status, "expired");
+		const resolved = await t.app.inject({ method: "POST", url: `/api/public/links/${slug}` });
+		assert.deepEqual([resolved.statusCode, resolved.json().code], [404, "link_expired"]);
+		assert.equal((await t.app.inject({ url: `/api/public/links/${slug}` })).json().status, "expired");
+		const stored = await t.app.store.db
+			.selectFrom("links")
+			.select("status")
+			.where("id", "=", id)
+			.executeTakeFirst();
+		assert.equal(stored?.status, "expired");
 	});
 
 	test("takes views without end when there is no cap and no expiry", async () => {
