@@ -83,8 +83,14 @@ const writable = {
 		Type.String({ minLength: 1, maxLength: 200 }),
 		"Sets the password (stored as an scrypt hash); null removes it.",
 	),
-	maxViews: Nullable(Type.Integer({ minimum: 1, maximum: 1_000_000_000 })),
-	expiresAt: Nullable(Type.String({ maxLength: 64 }), "ISO 8601 date-time; null for none."),
+	maxViews: Nullable(
+		Type.Integer({ minimum: 1, maximum: 1_000_000_000 }),
+		"View cap; null for none. Set at or below `viewCount` on a live share, the cap is reached: the share expires.",
+	),
+	expiresAt: Nullable(
+		Type.String({ maxLength: 64 }),
+		"ISO 8601 date-time in the future; null for none. A past instant is refused: pause or revoke to end a share now.",
+	),
 	requireHandshake: Type.Boolean(),
 	stamp: Nullable(
 		Type.String({ maxLength: 400 }),
