@@ -477,6 +477,28 @@ describe("grant events", () => {
 		assert.equal(link.json().status, "revoked");
 	});
 
+	test("an answer revoked by deleting its last entry goes through the transition table: the responder is notified too", async () => {
+		const req2 = await makeRequest({
+			items: [{ key: "address", label: "Address", type: "address", required: true }],
+		});
+		const home = await createValue(app, responder, { key: "address", value: "Elsewhere 4" });
+		const id = (await answer(req2.slug, { entries: { address: home.id } })).json().responseId;
+		const del = await app.inject({
+			method: "DELETE",
+			url: `${RECORDS}/${home.id}`,
+			headers: responder.headers,
+		});
+		assert.equal(del.statusCode, 204, del.body);
+		const notes = await app.inject({
+			url: `/api/collections/notifications/records?filter=${encodeURIComponent('kind = "link_revoked"')}`,
+			headers: responder.headers,
+		});
+		const mine = notes.json().items.filter((n: { data: { link: string } }) => n.data.link === id);
+		assert.equal(mine.length, 1, notes.body);
+		assert.equal(mine[0].data.by, "system");
+		assert.match(mine[0].body, /last entry it granted was deleted/);
+	});
+
 	test("deleting the answer's link is grant.revoked; answering again starts a new grant under the same id", async () => {
 		const req = await answered();
 		const id = (await answer(req.slug, { values: { email: "a@b.c" } })).json().responseId;
@@ -519,6 +541,25 @@ describe("grant events", () => {
 		assert.deepEqual(
 			events()
 				.filter((e) => e.responseId === id)
+				.map((e) => [e.event, e.status]),
+			[["grant.expired", "expired"]],
+		);
+
+		receiver.received.length = 0;
+		const req3 = await answered();
+		const id3 = (await answer(req3.slug, { values: { email: "a@b.c" } })).json().responseId;
+		const slug3 = (
+			await app.inject({ method: "GET", url: `${LINKS}/${id3}`, headers: responder.headers })
+		).json().slug;
+		await app.inject({ method: "POST", url: `/api/public/links/${slug3}`, remoteAddress: nextIp() });
+		await drain();
+		receiver.received.length = 0;
+		// A cap lowered to the views taken is reached at that change: announced without any read.
+		assert.equal((await patchLink(app, responder, id3, { maxViews: 1 })).json().status, "expired");
+		await drain();
+		assert.deepEqual(
+			events()
+				.filter((e) => e.responseId === id3)
 				.map((e) => [e.event, e.status]),
 			[["grant.expired", "expired"]],
 		);

@@ -2,7 +2,9 @@
 // with maxViews=10, spread over two processes on one database, give exactly 10 successes. On
 // SQLite too: two processes on one database file (WAL) open the window between a reader's status
 // check and its view update, which one process never opens (its SQLite calls run without yielding
-// to the next request), so the conditional view update is guarded on both dialects.
+// to the next request), so the conditional view update is guarded on both dialects. A share with a
+// password widens the window in each process too: scrypt runs on the thread pool between the
+// status gate and the view.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { buildApp } from "../../src/app.ts";
@@ -12,13 +14,16 @@ import { type ServerProcess, startServer } from "../helpers/process.ts";
 import { createLink, createValue, LINKS } from "./helpers.ts";
 
 const READERS = 200;
+/** Fewer for the password share: each reader costs an scrypt (about 32 MiB, tens of ms). */
+const GATED_READERS = 80;
 const CAP = 10;
+const PASSWORD = "correct horse";
 
 describe(`view cap with ${READERS} concurrent readers on two processes on ${PG_URL ? "PostgreSQL" : "one SQLite file"}`, () => {
 	let env: TestEnv;
 	let nodes: ServerProcess[] = [];
-	let slug: string;
-	let linkId: string;
+	let plain: { slug: string; id: string };
+	let gated: { slug: string; id: string };
 	let headers: Record<string, string>;
 
 	before(async () => {
@@ -28,9 +33,8 @@ describe(`view cap with ${READERS} concurrent readers on two processes on ${PG_U
 			const owner = await buildAccount(setup);
 			headers = owner.headers;
 			const rec = await createValue(setup, owner, { key: "k", value: "the value" });
-			const link = await createLink(setup, owner, { records: [rec.id], maxViews: CAP });
-			slug = link.slug;
-			linkId = link.id;
+			plain = await createLink(setup, owner, { records: [rec.id], maxViews: CAP });
+			gated = await createLink(setup, owner, { records: [rec.id], maxViews: CAP, password: PASSWORD });
 		} finally {
 			await setup.close();
 		}
@@ -50,16 +54,21 @@ describe(`view cap with ${READERS} concurrent readers on two processes on ${PG_U
 		await env?.dispose();
 	});
 
-	test(`exactly ${CAP} succeed; the others are refused link_expired; viewCount ends at ${CAP}`, async () => {
+	/** `readers` concurrent resolves, spread over both processes, each from its own address. */
+	async function race(share: { slug: string; id: string }, readers: number, body?: object) {
 		const results = await Promise.all(
-			Array.from({ length: READERS }, async (_, i) => {
+			Array.from({ length: readers }, async (_, i) => {
 				const node = nodes[i % nodes.length] as ServerProcess;
-				const res = await fetch(`${node.url}/api/public/links/${slug}`, {
+				const res = await fetch(`${node.url}/api/public/links/${share.slug}`, {
 					method: "POST",
-					headers: { "x-forwarded-for": `198.19.${i >> 8}.${i & 255}` },
+					headers: {
+						"x-forwarded-for": `198.19.${i >> 8}.${i & 255}`,
+						...(body ? { "content-type": "application/json" } : {}),
+					},
+					...(body ? { body: JSON.stringify(body) } : {}),
 				});
-				const body = (await res.json()) as { viewCount?: number; code?: string };
-				return { status: res.status, body };
+				const json = (await res.json()) as { viewCount?: number; code?: string };
+				return { status: res.status, body: json };
 			}),
 		);
 		const ok = results.filter((r) => r.status === 200);
@@ -72,9 +81,15 @@ describe(`view cap with ${READERS} concurrent readers on two processes on ${PG_U
 		assert.ok(refused.every((r) => r.status === 404 && r.body.code === "link_expired"));
 
 		const node = nodes[0] as ServerProcess;
-		const view = await fetch(`${node.url}${LINKS}/${linkId}`, { headers });
+		const view = await fetch(`${node.url}${LINKS}/${share.id}`, { headers });
 		const link = (await view.json()) as { viewCount: number; status: string };
 		assert.equal(link.viewCount, CAP);
 		assert.equal(link.status, "expired");
-	});
+	}
+
+	test(`exactly ${CAP} of ${READERS} succeed; the others are refused link_expired; viewCount ends at ${CAP}`, () =>
+		race(plain, READERS));
+
+	test(`with a password, exactly ${CAP} of ${GATED_READERS} succeed as well`, () =>
+		race(gated, GATED_READERS, { password: PASSWORD }));
 });
