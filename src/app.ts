@@ -30,6 +30,7 @@ import { frameworkProblem, registerProblemHandlers } from "./http/problem.ts";
 import { type RateLimits, rateLimits, registerRateLimit } from "./http/rate-limit.ts";
 import { ProblemSchema } from "./http/schemas.ts";
 import { registerSecurityHeaders } from "./http/security-headers.ts";
+import { registerTextGuard } from "./http/text-guard.ts";
 import { validatorCompiler } from "./http/validation.ts";
 import { type BlobStore, createFsBlobStore } from "./lib/blob-store.ts";
 import { type Clock, systemClock } from "./lib/clock.ts";
@@ -106,6 +107,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
 		for (const method of methods) if (method !== "HEAD") routeList.push({ method, url: route.url, hidden });
 	});
 	registerProblemHandlers(app);
+	registerTextGuard(app);
 
 	const store = await openStore(config);
 	app.addHook("onClose", async () => {
@@ -154,7 +156,8 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
 				info: {
 					title: "Living-grant sharing and collection service",
 					version: API_VERSION,
-					description: "Every error is application/problem+json with a `code`; see docs/api.md.",
+					description:
+						"Every error is application/problem+json with a `code`; see docs/api.md. A string holding NUL (U+0000) or a lone UTF-16 surrogate is refused before any query: 400 `validation_failed` in a body or query, 404 (the route's code for an unknown id) in a path.",
 				},
 				components: {
 					securitySchemes: {

@@ -66,8 +66,9 @@ export class HeadCapture extends Transform {
 }
 
 /**
- * The last path segment of a client's file name, without control characters, quotes or
- * separators, at most 200 characters (the extension kept), `file` when nothing is left.
+ * The last path segment of a client's file name, without control characters (NUL among them),
+ * lone surrogates, quotes or separators, at most 200 characters (the extension kept), `file`
+ * when nothing is left.
  */
 export function sanitizeFilename(raw: string | undefined): string {
 	const base = (raw ?? "").split(/[/\\]/).pop() ?? "";
@@ -75,7 +76,9 @@ export function sanitizeFilename(raw: string | undefined): string {
 	let name = [...base]
 		.filter((ch) => {
 			const c = ch.codePointAt(0) ?? 0;
-			return c >= 0x20 && c !== 0x7f && !UNSAFE.includes(ch);
+			// A lone surrogate (a `filename*` in UTF-16 can carry one) cannot be stored faithfully.
+			const lone = c >= 0xd800 && c <= 0xdfff;
+			return c >= 0x20 && c !== 0x7f && !lone && !UNSAFE.includes(ch);
 		})
 		.join("")
 		.replace(/\s+/g, " ")
@@ -84,7 +87,8 @@ export function sanitizeFilename(raw: string | undefined): string {
 	if (name.length > 200) {
 		const dot = name.lastIndexOf(".");
 		const ext = dot > 0 && name.length - dot <= 16 ? name.slice(dot) : "";
-		name = name.slice(0, 200 - ext.length) + ext;
+		// Cut by code units, so a pair split at the cut loses its orphaned half.
+		name = name.slice(0, 200 - ext.length).replace(/[\uD800-\uDBFF]$/, "") + ext;
 	}
 	return name === "" ? "file" : name;
 }

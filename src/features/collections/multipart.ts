@@ -6,7 +6,9 @@ import type { Multipart } from "@fastify/multipart";
 import type { FastifyRequest } from "fastify";
 import type { TObject, TSchema } from "typebox";
 import { AppError } from "../../http/errors.ts";
+import { storableText, unstorableField } from "../../http/text-guard.ts";
 import { type BlobStore, BlobTooLargeError } from "../../lib/blob-store.ts";
+import { multipartBoundary, PartCounter } from "../../lib/part-count.ts";
 import { HeadCapture, sanitizeFilename, sniffContentType } from "../../lib/sniff.ts";
 import type { StoredUpload } from "./registry.ts";
 
@@ -42,16 +44,28 @@ export async function readMultipart(
 ): Promise<MultipartBody> {
 	const fields: Record<string, unknown> = Object.create(null);
 	let upload: StoredUpload | undefined;
+	const boundary = multipartBoundary(request.headers["content-type"]);
+	const counter = boundary === undefined ? undefined : new PartCounter(boundary);
+	let unwatch: (() => void) | undefined;
 	try {
-		const parts = request.parts({
-			limits: {
-				...MULTIPART_LIMITS,
-				files: 1,
-				// One byte past the cap so the blob store's running check sees the overflow.
-				fileSize: maxFileSize < 0 ? Number.POSITIVE_INFINITY : maxFileSize + 1,
-			},
-		});
-		for await (const part of parts) {
+		const parts = request
+			.parts({
+				limits: {
+					...MULTIPART_LIMITS,
+					files: 1,
+					// One byte past the cap so the blob store's running check sees the overflow.
+					fileSize: maxFileSize < 0 ? Number.POSITIVE_INFINITY : maxFileSize + 1,
+				},
+			})
+			[Symbol.asyncIterator]();
+		// The first next() pipes the body into the parser; counting starts after, so the parser
+		// always has the bytes first and nothing is read before it listens.
+		const first = parts.next();
+		unwatch = counter?.watch(request.raw);
+		let seen = 0;
+		for (let step = await first; !step.done; step = await parts.next()) {
+			const part = step.value;
+			seen += 1;
 			if (part.type === "file") {
 				if (part.fieldname !== "file" || upload) {
 					part.file.resume();
@@ -60,16 +74,30 @@ export async function readMultipart(
 				upload = await store(part, blobs, maxFileSize);
 				continue;
 			}
+			if (!storableText(part.fieldname)) throw unstorableField("body", true);
 			if (part.fieldname === "file") throw invalid("file", "must be a file part");
 			if (part.valueTruncated || part.fieldnameTruncated) {
 				throw invalid(part.fieldname, `is longer than ${MULTIPART_LIMITS.fieldSize} bytes`);
 			}
 			if (Object.hasOwn(fields, part.fieldname)) throw invalid(part.fieldname, "appears twice");
+			if (typeof part.value === "string" && !storableText(part.value)) {
+				throw unstorableField(`body.${part.fieldname}`);
+			}
 			fields[part.fieldname] = coerce(schema.properties[part.fieldname], part.value);
+		}
+		// A part the parser skipped would vanish silently: a file part lost that way would leave
+		// a record without its file.
+		if (counter && counter.parts > seen) {
+			throw new AppError(
+				"bad_request",
+				"Malformed multipart body: a part has no form-data Content-Disposition, or a line break in its name or file name",
+			);
 		}
 	} catch (err) {
 		if (upload) await blobs.delete(upload.key).catch(() => undefined);
 		throw mapError(err);
+	} finally {
+		unwatch?.();
 	}
 	return upload ? { fields, upload } : { fields };
 }

@@ -79,7 +79,8 @@ export const identityRoutes: FastifyPluginAsyncTypebox = async (app) => {
 				params: Type.Object({ fingerprint: Type.String() }),
 				response: { 200: StatusResponse, ...errors(400, 429) },
 			},
-			config: { rateLimit: app.limits.discovery },
+			// A fingerprint that cannot be stored is no fingerprint: answered as any malformed one.
+			config: { rateLimit: app.limits.discovery, notFound: "identity_fingerprint_invalid" },
 		},
 		async (request, reply) => {
 			const { envelope, iat, exp } = await statusAssertion(

@@ -124,7 +124,7 @@ export const shareRoutes: FastifyPluginAsyncTypebox = async (app) => {
 	app.get(
 		"/api/public/links/:slug",
 		{
-			config: { rateLimit: app.limits.probe },
+			config: { rateLimit: app.limits.probe, notFound: "link_not_found" },
 			schema: {
 				tags: ["shares"],
 				summary: "Probe a share: its gates, sharer and server, never data, never a view",
@@ -141,7 +141,7 @@ export const shareRoutes: FastifyPluginAsyncTypebox = async (app) => {
 	app.post(
 		"/api/public/links/:slug",
 		{
-			config: { rateLimit: app.limits.gate },
+			config: { rateLimit: app.limits.gate, notFound: "link_not_found" },
 			// Every member is optional, and so is the body itself: none is an empty one.
 			preValidation: async (request) => {
 				if (request.body === undefined || request.body === null) request.body = {};
@@ -165,7 +165,7 @@ export const shareRoutes: FastifyPluginAsyncTypebox = async (app) => {
 	app.get(
 		"/api/public/links/:slug/files/:recordId",
 		{
-			config: { rateLimit: app.limits.download },
+			config: { rateLimit: app.limits.download, notFound: "link_not_found" },
 			schema: {
 				tags: ["shares"],
 				summary: "A file the share grants, with the resolve's single-use downloadToken",
@@ -203,7 +203,7 @@ export const shareRoutes: FastifyPluginAsyncTypebox = async (app) => {
 	app.get(
 		"/api/public/links/:slug/archive",
 		{
-			config: { rateLimit: app.limits.download },
+			config: { rateLimit: app.limits.download, notFound: "archive_empty" },
 			schema: {
 				tags: ["shares"],
 				summary: "Every file the share grants as one zip, with the resolve's single-use archiveToken",
@@ -229,7 +229,7 @@ export const shareRoutes: FastifyPluginAsyncTypebox = async (app) => {
 		"/api/links/:id/archive",
 		{
 			onRequest: requireAccount,
-			config: { rateLimit: app.limits.download },
+			config: { rateLimit: app.limits.download, notFound: "link_not_found" },
 			schema: {
 				tags: ["shares"],
 				summary: "The owner's copy of a share's archive (claims no view)",
