@@ -267,6 +267,38 @@ describe("answering a request", () => {
 		assert.equal((submissions()[0]?.data as Record<string, string> | undefined)?.note, "an extra");
 	});
 
+	test("a template key named like an Object member (`constructor`) answers and updates like any other", async () => {
+		// (`__proto__` is an allowed key too, but no JSON body can carry it: Fastify refuses such bodies.)
+		const req = await makeRequest({
+			items: ["constructor", "__proto__", "other"].map((key) => ({
+				key,
+				label: key,
+				type: "text",
+				required: false,
+			})),
+		});
+		const entry = await createValue(app, responder, { key: "k", value: "from the vault" });
+		const first = await answer(req.slug, { values: { constructor: "c1" } });
+		assert.equal(first.statusCode, 200, first.body);
+		const again = await answer(req.slug, { values: { constructor: "c2" }, entries: { other: entry.id } });
+		assert.equal(again.statusCode, 200, again.body);
+		assert.equal(again.json().responseId, first.json().responseId);
+		assert.deepEqual(
+			((await collected(req.id)).items[0]?.values ?? []).map((v) => [v.key, v.value]),
+			[
+				["constructor", "c2"],
+				["other", "from the vault"],
+			],
+		);
+		const viaEntry = await answer(req.slug, { entries: { constructor: entry.id } });
+		assert.equal(viaEntry.statusCode, 200, viaEntry.body);
+		assert.deepEqual(
+			((await collected(req.id)).items[0]?.values ?? []).map((v) => [v.key, v.value]),
+			[["constructor", "from the vault"]],
+		);
+		await drain();
+	});
+
 	test("gates: closed, expired, password, identifier", async () => {
 		const closed = await makeRequest();
 		await app.inject({

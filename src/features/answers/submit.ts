@@ -214,7 +214,8 @@ export async function submitAnswer(
 		.transaction()
 		.execute(async (trx) => {
 			const linkId = existing?.id ?? newId();
-			const oldMinted: Record<string, string> = existing ? JSON.parse(existing.minted) : {};
+			// Maps, not plain objects: a template key may be `constructor` or `__proto__`.
+			const oldMinted = new Map<string, string>(existing ? Object.entries(JSON.parse(existing.minted)) : []);
 			const oldEntries: Record<string, string> = existing ? JSON.parse(existing.entries) : {};
 			const { minted, changed: valuesChanged } = await keepMinted(trx, workspaceId, p, oldMinted, now);
 			const entries = Object.fromEntries(p.linked);
@@ -224,7 +225,7 @@ export async function submitAnswer(
 			// The share names the identity only when it is one of the workspace holding the answer.
 			const identityHere = proven?.id && (await isWorkspaceIdentity(trx, workspaceId, proven.id));
 			const granted = p.order
-				.map((k) => minted[k] ?? p.linked.get(k))
+				.map((k) => minted.get(k) ?? p.linked.get(k))
 				.filter((id): id is string => id !== undefined);
 			const link = await renewLink(
 				trx,
@@ -249,7 +250,7 @@ export async function submitAnswer(
 				sender_name: senderName,
 				data: JSON.stringify(data),
 				server: null,
-				minted: JSON.stringify(minted),
+				minted: JSON.stringify(Object.fromEntries(minted)),
 				entries: JSON.stringify(entries),
 				created: existing?.created ?? now,
 				updated: now,
@@ -304,24 +305,24 @@ async function keepMinted(
 	db: Db,
 	workspaceId: string,
 	p: Plan,
-	oldMinted: Record<string, string>,
+	oldMinted: ReadonlyMap<string, string>,
 	now: number,
-): Promise<{ minted: Record<string, string>; changed: boolean }> {
-	const minted: Record<string, string> = {};
+): Promise<{ minted: Map<string, string>; changed: boolean }> {
+	const minted = new Map<string, string>();
 	let changed = false;
 	for (const [key, { value, label }] of p.typed) {
-		const prior = oldMinted[key];
+		const prior = oldMinted.get(key);
 		const updated = prior ? await setMintedValue(db, workspaceId, prior, value, now) : undefined;
 		if (prior && updated !== undefined) {
 			changed ||= updated;
-			minted[key] = prior;
+			minted.set(key, prior);
 			continue;
 		}
 		changed = true;
-		minted[key] = await mintValue(db, workspaceId, { key, name: label.slice(0, 200), value }, now);
+		minted.set(key, await mintValue(db, workspaceId, { key, name: label.slice(0, 200), value }, now));
 	}
-	for (const [key, id] of Object.entries(oldMinted)) {
-		if (minted[key] === id) continue;
+	for (const [key, id] of oldMinted) {
+		if (minted.get(key) === id) continue;
 		changed = true;
 		await dropMinted(db, id);
 	}
