@@ -52,14 +52,14 @@ const SAMPLES: Record<string, string | undefined> = {
 
 /** The test delivery's body: the request's real id and slug when given, sample values per item. */
 export function samplePayload(request: { id: string; slug: string; items: TemplateItem[] } | undefined) {
-	const data: Record<string, string> = {};
-	const items: Pick<TemplateItem, "key" | "type">[] = request?.items ?? [
-		{ key: "example", type: "text" as never },
-	];
-	for (const item of items) {
-		const value = SAMPLES[item.type];
-		if (value !== undefined) data[item.key] = value;
-	}
+	const items: Pick<TemplateItem, "key" | "type">[] = request?.items ?? [{ key: "example", type: "text" }];
+	// fromEntries defines each key as its own member: an item keyed `__proto__` stays in the sample.
+	const data: Record<string, string> = Object.fromEntries(
+		items.flatMap((item) => {
+			const value = SAMPLES[item.type];
+			return value === undefined ? [] : [[item.key, value] as const];
+		}),
+	);
 	const payload: SubmissionPayload = {
 		requestId: request?.id ?? "test",
 		slug: request?.slug ?? "test",
