@@ -1,8 +1,13 @@
 #!/usr/bin/env node
 // Runs the suite on SQLite, then again on PostgreSQL when TEST_PG_URL is set (CI sets it).
 // Usage: node scripts/test.mjs [--only sqlite|postgres] [test files...]
+//
+// No skips (docs/testing.md): a full run without TEST_PG_URL, or any skipped test or suite, fails
+// the run and is listed at the end. ALLOW_SKIPS=1 lists them and passes; `--only sqlite` is a run
+// that asked for one pass only.
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 
 const args = process.argv.slice(2);
@@ -12,6 +17,11 @@ if (onlyAt >= 0) {
 	only = args[onlyAt + 1];
 	args.splice(onlyAt, 2);
 }
+if (only !== undefined && only !== "sqlite" && only !== "postgres") {
+	console.error(`--only takes sqlite or postgres, not ${only}`);
+	process.exit(2);
+}
+const allowSkips = process.env.ALLOW_SKIPS === "1";
 
 function findTests(dir) {
 	const out = [];
@@ -25,6 +35,8 @@ function findTests(dir) {
 
 const files = args.length > 0 ? args : findTests("test");
 const runs = [];
+/** Everything that did not run: `{ run, what, why }`. */
+const skipped = [];
 if (only !== "postgres") runs.push({ name: "sqlite", env: { TEST_DATABASE_URL: "" } });
 if (only !== "sqlite") {
 	if (process.env.TEST_PG_URL)
@@ -32,20 +44,61 @@ if (only !== "sqlite") {
 	else if (only === "postgres") {
 		console.error("TEST_PG_URL is not set");
 		process.exit(2);
-	} else console.log("# TEST_PG_URL not set: PostgreSQL run skipped");
+	} else {
+		skipped.push({
+			run: "postgres",
+			what: "the whole PostgreSQL pass",
+			why: "TEST_PG_URL is not set (postgres://user:password@host:5432/db), or run --only sqlite",
+		});
+	}
 }
+
+// The terminal keeps its usual reporter; a TAP copy goes to a file, where skips are counted. Node's
+// own summary (`# skipped N`) counts skipped tests but not skipped suites, so each `# SKIP` line is.
+const tapDir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-test-tap-"));
+const SKIP_LINE = /^\s*ok \d+ - (.*?) # SKIP\b ?(.*)$/;
+/** TAP escapes `#` and `\` in names and reasons. */
+const untap = (text) => text.replace(/\\([#\\])/g, "$1");
 
 let failed = false;
 for (const run of runs) {
 	console.log(`\n# ---- suite on ${run.name} (${files.length} files) ----`);
+	const tap = path.join(tapDir, `${run.name}.tap`);
 	const result = spawnSync(
 		process.execPath,
-		["--import", "tsx", "--test", "--test-concurrency=2", "--test-timeout=300000", ...files],
+		[
+			"--import",
+			"tsx",
+			"--test",
+			"--test-concurrency=2",
+			"--test-timeout=300000",
+			`--test-reporter=${process.stdout.isTTY ? "spec" : "tap"}`,
+			"--test-reporter-destination=stdout",
+			"--test-reporter=tap",
+			`--test-reporter-destination=${tap}`,
+			...files,
+		],
 		{ stdio: "inherit", env: { ...process.env, ...run.env, LOG_LEVEL: process.env.LOG_LEVEL ?? "silent" } },
 	);
 	if (result.status !== 0) {
 		failed = true;
 		console.error(`# suite on ${run.name} failed`);
+	}
+	const lines = fs.existsSync(tap) ? fs.readFileSync(tap, "utf8").split("\n") : [];
+	for (const line of lines) {
+		const m = SKIP_LINE.exec(line);
+		if (m) skipped.push({ run: run.name, what: untap(m[1]), why: untap(m[2]) || "(no reason given)" });
+	}
+}
+fs.rmSync(tapDir, { recursive: true, force: true });
+
+console.log(`\n# skipped in total: ${skipped.length}`);
+for (const s of skipped) console.log(`#   [${s.run}] ${s.what}: ${s.why}`);
+if (skipped.length > 0) {
+	if (allowSkips) console.log("# ALLOW_SKIPS=1: skips do not fail this run");
+	else {
+		failed = true;
+		console.error("# a skip fails the run (docs/testing.md); ALLOW_SKIPS=1 lists skips and passes");
 	}
 }
 process.exit(failed ? 1 : 0);

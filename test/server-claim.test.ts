@@ -1,14 +1,73 @@
+// The server claim and discovery. The signed assertion is checked as a verifier on another server
+// checks it: independently (RSASSA-PKCS1-v1_5 SHA-256 over the payload string, per design.md), with
+// the server's own reader of envelopes, and through the peer walk (DNS pin, served key, signed
+// claim) against a real copy served on loopback, at exp-1, exp and exp+1 on a frozen clock.
 import assert from "node:assert/strict";
 import crypto from "node:crypto";
 import { after, before, describe, test } from "node:test";
+import { ManualClock } from "../src/lib/clock.ts";
+import { openEnvelope, type SignedEnvelope } from "../src/lib/crypto.ts";
+import { resolvePeerKey } from "../src/lib/peer.ts";
 import { makeApp, type TestApp } from "./helpers/app.ts";
+import { startDns, type TestDns } from "./helpers/dns.ts";
+import { type Receiver, startReceiver } from "./helpers/receiver.ts";
+
+const DAY = 24 * 60 * 60;
+
+interface Claim {
+	domain: string;
+	fingerprint: string;
+	publicKey: string;
+	assertion: SignedEnvelope;
+}
+
+/** The payload's JSON text. */
+const payloadText = (envelope: SignedEnvelope) => Buffer.from(envelope.payload, "base64url").toString("utf8");
+
+/** The check a verifier runs from the spec alone: PKCS#1 v1.5 SHA-256 over the payload's UTF-8 bytes. */
+function verifies(claim: Claim, envelope: SignedEnvelope): boolean {
+	const key = crypto.createPublicKey(claim.publicKey);
+	return crypto.verify(
+		"sha256",
+		Buffer.from(envelope.payload, "utf8"),
+		{ key, padding: crypto.constants.RSA_PKCS1_PADDING },
+		Buffer.from(envelope.signature, "hex"),
+	);
+}
 
 describe("server claim and discovery", () => {
 	let t: TestApp;
+	let dns: TestDns;
+	let peer: Receiver;
+	const clock = new ManualClock(Date.parse("2030-06-01T12:00:00.400Z"));
 	before(async () => {
-		t = await makeApp({ domain: "svc.example", maxFileSize: 5_000_000 });
+		t = await makeApp({ domain: "svc.example", maxFileSize: 5_000_000 }, { clock });
+		dns = await startDns();
+		peer = await startReceiver();
 	});
-	after(() => t.close());
+	after(async () => {
+		await t.close();
+		await peer.close();
+		await dns.close();
+	});
+
+	const getClaim = async (): Promise<Claim> => {
+		const res = await t.app.inject({ method: "GET", url: "/api/server" });
+		assert.equal(res.statusCode, 200, res.body);
+		return res.json() as Claim;
+	};
+
+	/** Another server walking the pin to svc.example, which answers with `served` (at `now`). */
+	const walk = (served: unknown, now: number) => {
+		peer.respond = (_req, res) =>
+			void res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(served));
+		return resolvePeerKey("svc.example", {
+			dnsServers: [dns.server],
+			peerOverrides: { "svc.example": peer.url },
+			timeoutMs: 10_000,
+			now,
+		});
+	};
 
 	test("GET /healthz answers text/plain ok", async () => {
 		const res = await t.app.inject({ method: "GET", url: "/healthz" });
@@ -33,32 +92,92 @@ describe("server claim and discovery", () => {
 		assert.deepEqual(claim.limits, { maxFileSize: 5_000_000 });
 	});
 
-	test("the assertion verifies with the served key, starts with type and lasts 24 hours", async () => {
-		const claim = (await t.app.inject({ method: "GET", url: "/api/server" })).json();
-		const { payload, signature } = claim.assertion;
+	test("the assertion is the served key's signature over the claim, type first, valid 24 hours from now", async () => {
+		const claim = await getClaim();
+		assert.match(claim.assertion.signature, /^[0-9a-f]{512}$/, "hex, one 2048-bit RSA signature");
+		assert.equal(verifies(claim, claim.assertion), true, "verifies with the served key");
+		const json = payloadText(claim.assertion);
+		assert.ok(json.startsWith('{"type":"server-claim-v1",'), json);
+		const iat = Math.floor(clock.now() / 1000);
+		assert.deepEqual(JSON.parse(json), {
+			type: "server-claim-v1",
+			domain: "svc.example",
+			fingerprint: claim.fingerprint,
+			origin: "https://svc.example",
+			iat,
+			exp: iat + DAY,
+		});
+		// The server's own reader of signed envelopes agrees.
 		const key = crypto.createPublicKey(claim.publicKey);
-		const ok = crypto.verify("sha256", Buffer.from(payload, "utf8"), key, Buffer.from(signature, "hex"));
-		assert.equal(ok, true);
-		const json = Buffer.from(payload, "base64url").toString("utf8");
-		assert.ok(json.startsWith('{"type":"server-claim-v1"'), json);
-		const body = JSON.parse(json);
-		assert.equal(body.domain, "svc.example");
-		assert.equal(body.fingerprint, claim.fingerprint);
-		assert.equal(body.origin, "https://svc.example");
-		assert.equal(body.exp - body.iat, 24 * 60 * 60);
-		assert.ok(Math.abs(body.iat - Date.now() / 1000) < 5);
+		assert.deepEqual(openEnvelope(key, claim.assertion, "server-claim-v1"), JSON.parse(json));
+		assert.equal(openEnvelope(key, claim.assertion, "identity-status-v1"), undefined, "not another type");
 	});
 
-	test("a tampered assertion does not verify", async () => {
-		const claim = (await t.app.inject({ method: "GET", url: "/api/server" })).json();
-		const body = JSON.parse(Buffer.from(claim.assertion.payload, "base64url").toString());
-		body.domain = "evil.example";
-		const forged = Buffer.from(JSON.stringify(body)).toString("base64url");
+	test("freshly signed: a second later it states the new time under a new signature", async () => {
+		const first = await getClaim();
+		assert.deepEqual((await getClaim()).assertion, first.assertion, "the same second, the same statement");
+		clock.advance(1000);
+		const later = await getClaim();
+		assert.notEqual(later.assertion.signature, first.assertion.signature);
+		assert.equal(verifies(later, later.assertion), true);
+		const [a, b] = [JSON.parse(payloadText(first.assertion)), JSON.parse(payloadText(later.assertion))];
+		assert.deepEqual([b.iat - a.iat, b.exp - a.exp, b.exp - b.iat], [1, 1, DAY]);
+	});
+
+	test("another server accepts it at exp-1 and refuses it at exp and exp+1", async () => {
+		const claim = await getClaim();
+		dns.txt.set("_svc.svc.example", [claim.fingerprint]);
+		const { exp } = JSON.parse(payloadText(claim.assertion)) as { exp: number };
+		const at = async (sec: number) => (await walk(claim, sec * 1000)).state;
+		assert.equal(await at(Math.floor(clock.now() / 1000)), "verified", "at iat");
+		assert.equal(await at(exp - 1), "verified", "at exp-1");
+		assert.equal(await at(exp), "spoofed", "at exp");
+		assert.equal(await at(exp + 1), "spoofed", "at exp+1");
+	});
+
+	test("a tampered assertion fails against the served key: any member changed, or the signature", async () => {
+		const claim = await getClaim();
+		dns.txt.set("_svc.svc.example", [claim.fingerprint]);
 		const key = crypto.createPublicKey(claim.publicKey);
-		assert.equal(
-			crypto.verify("sha256", Buffer.from(forged), key, Buffer.from(claim.assertion.signature, "hex")),
-			false,
-		);
+		const now = clock.now();
+		// The genuine claim passes every check below, so each refusal is the tampering's.
+		assert.equal(verifies(claim, claim.assertion), true);
+		assert.equal((await walk(claim, now)).state, "verified");
+
+		const body = JSON.parse(payloadText(claim.assertion)) as Record<string, unknown>;
+		const changes: Record<string, unknown>[] = [
+			{ domain: "evil.example" },
+			{ fingerprint: "0".repeat(64) },
+			{ origin: "https://evil.example" },
+			{ exp: Number(body.exp) + 365 * DAY },
+			{ iat: Number(body.iat) - 1 },
+			{ type: "identity-status-v1" },
+		];
+		for (const change of changes) {
+			const forged: SignedEnvelope = {
+				payload: Buffer.from(JSON.stringify({ ...body, ...change }), "utf8").toString("base64url"),
+				signature: claim.assertion.signature,
+			};
+			const what = JSON.stringify(change);
+			assert.equal(verifies(claim, forged), false, what);
+			assert.equal(openEnvelope(key, forged, "server-claim-v1"), undefined, what);
+			assert.equal((await walk({ ...claim, assertion: forged }, now)).state, "spoofed", what);
+		}
+
+		const sig = claim.assertion.signature;
+		const flipped = `${sig.slice(0, -1)}${sig.endsWith("0") ? "1" : "0"}`;
+		const badSignature = { payload: claim.assertion.payload, signature: flipped };
+		assert.equal(verifies(claim, badSignature), false);
+		assert.equal((await walk({ ...claim, assertion: badSignature }, now)).state, "spoofed");
+
+		// The true statement signed by another key does not pass for the served key's.
+		const other = crypto.generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey;
+		const signedElsewhere = {
+			payload: claim.assertion.payload,
+			signature: crypto.sign("sha256", Buffer.from(claim.assertion.payload, "utf8"), other).toString("hex"),
+		};
+		assert.equal(verifies(claim, signedElsewhere), false);
+		assert.equal((await walk({ ...claim, assertion: signedElsewhere }, now)).state, "spoofed");
 	});
 
 	test("GET /api/certificate serves the CA certificate of the root key, never the private half", async () => {

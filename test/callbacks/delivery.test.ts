@@ -39,7 +39,9 @@ before(async () => {
 	other = await startReceiver();
 	clock = new ManualClock(Date.parse("2030-03-01T08:00:00Z"));
 	env = testEnv({ allowPrivateCallbacks: true, dnsServers: [dns.server] });
-	app = await buildApp(env.config, { clock, callbackTimeoutMs: 800 });
+	// The spec's 10 s bound: deliveries to the receiver on loopback never race a short deadline on a
+	// busy machine. Only the timeout case runs on a second node with a shortened one.
+	app = await buildApp(env.config, { clock });
 	owner = await buildAccount(app);
 });
 after(async () => {
@@ -317,7 +319,7 @@ describe("grant events: the retry schedule", () => {
 			if (n === 8) {
 				// A restart: a new app on the same database carries on from the outbox alone.
 				await app.close();
-				app = await buildApp(env.config, { clock, callbackTimeoutMs: 800 });
+				app = await buildApp(env.config, { clock });
 			}
 			clock.set(due);
 			await drain();
@@ -338,7 +340,11 @@ describe("grant events: the retry schedule", () => {
 		assert.equal(note.data.event, "grant.changed");
 	});
 
-	test("408, 429, a transport error and a timeout are retried; the owner hears nothing meanwhile", async () => {
+	test("408, 429, a transport error and a timeout are retried; the owner hears nothing meanwhile", async (t) => {
+		// A second node on the same database whose deliveries are cut at 500 ms drains the timeout
+		// case: a receiver that never answers times out whatever the bound, and no other case waits on it.
+		const quick = await buildApp(env.config, { clock, callbackTimeoutMs: 500 });
+		t.after(() => quick.close());
 		for (const [name, respond, url] of [
 			[
 				"408",
@@ -350,7 +356,7 @@ describe("grant events: the retry schedule", () => {
 				(_: unknown, res: import("node:http").ServerResponse) => void res.writeHead(429).end(),
 				undefined,
 			],
-			// Headers never come: cut at the injected 800 ms bound.
+			// Headers never come: cut at the second node's 500 ms bound.
 			["timeout", () => undefined, undefined],
 			["refused connection", ok, `http://127.0.0.1:${await deadPort()}/hook`],
 		] as const) {
@@ -367,13 +373,18 @@ describe("grant events: the retry schedule", () => {
 				},
 				clock.now(),
 			)) as string;
-			const started = Date.now();
-			assert.deepEqual(await drain(), { delivered: 0, retrying: 1, failed: 0 }, name);
-			assert.ok(Date.now() - started < 3000, `${name} took ${Date.now() - started} ms`);
+			assert.deepEqual(
+				await drain(name === "timeout" ? quick : app),
+				{ delivered: 0, retrying: 1, failed: 0 },
+				name,
+			);
 			const pending = await row(id);
 			assert.equal(pending.state, "pending", name);
 			assert.equal(pending.next_attempt, clock.now() + 30 * SECOND, name);
-			if (name === "timeout") assert.match(pending.last_error ?? "", /timed out/);
+			// Each failure is its own, not the deadline's: only the silent receiver timed out.
+			if (name === "timeout")
+				assert.match(pending.last_error ?? "", /timed out: no complete answer within 0\.5 s/);
+			else assert.doesNotMatch(pending.last_error ?? "", /timed out/, name);
 			assert.ok(!(await notifications()).some((n) => n.data.requestId === r.id), name);
 			// The receiver recovers: the retry is delivered.
 			receiver.respond = ok;

@@ -1,23 +1,53 @@
 import assert from "node:assert/strict";
+import crypto from "node:crypto";
 import { describe, test } from "node:test";
-import { buildApp } from "../../src/app.ts";
+import { type App, buildApp } from "../../src/app.ts";
 import { testEnv } from "../helpers/app.ts";
 import { startServer } from "../helpers/process.ts";
 
-const fingerprintOf = async (url: string) =>
-	((await (await fetch(`${url}/api/server`)).json()) as { fingerprint: string }).fingerprint;
+const HEX64 = /^[0-9a-f]{64}$/;
+
+/** The served fingerprint, after checking it is one (64 hex digits, SHA-256 of the served key's SPKI DER). */
+function checkedFingerprint(claim: { fingerprint?: unknown; publicKey?: unknown }): string {
+	assert.equal(typeof claim.fingerprint, "string", JSON.stringify(claim));
+	assert.equal(typeof claim.publicKey, "string", JSON.stringify(claim));
+	const fingerprint = claim.fingerprint as string;
+	assert.match(fingerprint, HEX64);
+	const der = crypto.createPublicKey(claim.publicKey as string).export({ type: "spki", format: "der" });
+	assert.equal(fingerprint, crypto.createHash("sha256").update(der).digest("hex"));
+	return fingerprint;
+}
+
+const fingerprintOf = async (url: string) => {
+	const res = await fetch(`${url}/api/server`);
+	assert.equal(res.status, 200);
+	return checkedFingerprint((await res.json()) as Record<string, unknown>);
+};
+
+const fingerprintIn = async (app: App) => {
+	const res = await app.inject({ url: "/api/server" });
+	assert.equal(res.statusCode, 200, res.body);
+	return checkedFingerprint(res.json());
+};
 
 describe("the root key", () => {
 	test("survives a restart: same fingerprint on the same database", async (t) => {
 		const env = testEnv();
 		t.after(() => env.dispose());
 		const first = await buildApp(env.config);
-		const before = (await first.inject({ url: "/api/server" })).json().fingerprint;
+		const before = await fingerprintIn(first);
 		await first.close();
 		const second = await buildApp(env.config);
-		const after = (await second.inject({ url: "/api/server" })).json().fingerprint;
+		const after = await fingerprintIn(second);
 		await second.close();
 		assert.equal(after, before);
+		// A fresh database gets a key of its own: the equality above is the database's key, not a constant.
+		const otherEnv = testEnv();
+		t.after(() => otherEnv.dispose());
+		const other = await buildApp(otherEnv.config);
+		const elsewhere = await fingerprintIn(other);
+		await other.close();
+		assert.notEqual(elsewhere, before);
 	});
 
 	test("two server processes started together on one empty database share one key", async (t) => {
@@ -35,7 +65,6 @@ describe("the root key", () => {
 			await b.stop();
 		});
 		const [fa, fb] = await Promise.all([fingerprintOf(a.url), fingerprintOf(b.url)]);
-		assert.match(fa, /^[0-9a-f]{64}$/);
 		assert.equal(fa, fb);
 	});
 });

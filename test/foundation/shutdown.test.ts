@@ -31,7 +31,8 @@ describe("clean shutdown", () => {
 		const inflight = fetch(`http://127.0.0.1:${port}/t/slow`);
 		await inHandler;
 		const closing = h.app.close();
-		await new Promise((r) => setTimeout(r, 50));
+		// Once the listening socket is closed (a step of close(), before in-flight requests end).
+		while (h.app.server.listening) await new Promise((r) => setImmediate(r));
 		await assert.rejects(fetch(`http://127.0.0.1:${port}/healthz`), "no new connections while closing");
 		release();
 		const res = await inflight;

@@ -625,18 +625,8 @@ describe("shares", () => {
 					{ accountId: b.accountId, workspaceId: b.workspaceId, name: "Bob 2", publicKey: dev2.publicJwk },
 					clock.now(),
 				);
-				await revokeIdentity(
-					t.app.store.db,
-					{ workspaceId: b.workspaceId } as never,
-					id2.id,
-					clock.now(),
-				).catch(async () =>
-					t.app.store.db
-						.updateTable("identities")
-						.set({ status: "revoked" })
-						.where("id", "=", id2.id)
-						.execute(),
-				);
+				const revoked = await revokeIdentity(t.app.store.db, b.workspaceId, id2.id, clock.now());
+				assert.equal(revoked.status, "revoked");
 				const n = await nonce();
 				assertCode(
 					await resolveLink(t.app, slug, {
