@@ -26,6 +26,7 @@ import { stampingRoutes } from "./features/stamping/routes.ts";
 import { fileRoutes } from "./features/vault/files/routes.ts";
 import { createWorkspaceHooks } from "./features/workspaces/hooks.ts";
 import { authPlugin } from "./http/auth.ts";
+import { registerJsonBody } from "./http/json-body.ts";
 import { frameworkProblem, registerProblemHandlers } from "./http/problem.ts";
 import { type RateLimits, rateLimits, registerRateLimit } from "./http/rate-limit.ts";
 import { ProblemSchema } from "./http/schemas.ts";
@@ -99,6 +100,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
 	app.setValidatorCompiler(validatorCompiler());
 	// Only JSON (and, per route, multipart) bodies: a text/plain body is 415, not a string to validate.
 	app.removeContentTypeParser("text/plain");
+	registerJsonBody(app);
 	const routeList: FastifyInstance["routeList"] = [];
 	app.decorate("routeList", routeList);
 	app.addHook("onRoute", (route) => {

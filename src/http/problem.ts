@@ -68,9 +68,15 @@ function fieldName(instancePath: string | undefined, params: Record<string, unkn
 	return [base, leaf].filter(Boolean).join(".");
 }
 
+/** A route that needs a body got none (an empty JSON body is none): said so, not "body must be object". */
+function missingBody(err: FastifyError, request: FastifyRequest): AppError | undefined {
+	if (!err.validation || err.validationContext !== "body" || request.body !== undefined) return undefined;
+	return new AppError("validation_failed", "body is required", { extra: { field: "body" } });
+}
+
 export function registerProblemHandlers(app: FastifyInstance): void {
 	app.setErrorHandler((err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-		const mapped = toAppError(err);
+		const mapped = missingBody(err, request) ?? toAppError(err);
 		if (mapped) {
 			if (mapped.status >= 500) request.log.error({ err }, "request failed");
 			return sendProblem(reply, mapped);

@@ -22,3 +22,14 @@ export function errors(...statuses: number[]): Record<number, typeof problemRef>
 	for (const s of statuses) out[s] = problemRef;
 	return out;
 }
+
+/**
+ * A query-string flag, default false. Every query boolean takes `true`/`1` and `false`/`0`
+ * (src/http/validation.ts); this says so in the OpenAPI document.
+ */
+export function QueryBoolean(description: string) {
+	return Type.Boolean({
+		default: false,
+		description: `${description} \`true\` or \`1\`, \`false\` or \`0\`.`,
+	});
+}

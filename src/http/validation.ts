@@ -17,11 +17,37 @@ const common: Options = {
 	keywords: ["example"],
 };
 
+type Validate = ReturnType<FastifySchemaCompiler<unknown>>;
+
 export function validatorCompiler(): FastifySchemaCompiler<unknown> {
 	const body = addFormats(new Ajv({ ...common, coerceTypes: false }));
 	const text = addFormats(new Ajv({ ...common, coerceTypes: "array" }));
 	return ({ schema, httpPart }) => {
 		const ajv = httpPart === "body" ? body : text;
-		return ajv.compile(schema as object) as ReturnType<FastifySchemaCompiler<unknown>>;
+		const validate = ajv.compile(schema as object) as Validate;
+		return httpPart === "querystring" ? withBooleanDigits(schema, validate) : validate;
 	};
+}
+
+/**
+ * Query booleans as common clients send them: `1` and `0` besides `true` and `false` (Ajv coerces
+ * only the words; the PocketBase SDK sends `skipTotal=1`). Every query boolean, on every route.
+ */
+function withBooleanDigits(schema: unknown, validate: Validate): Validate {
+	const properties = (schema as { properties?: Record<string, { type?: unknown }> }).properties ?? {};
+	const flags = Object.keys(properties).filter((name) => properties[name]?.type === "boolean");
+	if (flags.length === 0) return validate;
+	const wrapped = ((query: unknown) => {
+		if (query && typeof query === "object") {
+			const q = query as Record<string, unknown>;
+			for (const name of flags) {
+				if (q[name] === "1") q[name] = true;
+				else if (q[name] === "0") q[name] = false;
+			}
+		}
+		return validate(query);
+	}) as Validate;
+	// Fastify reads the failures from the function it was given.
+	Object.defineProperty(wrapped, "errors", { get: () => (validate as { errors?: unknown }).errors });
+	return wrapped;
 }

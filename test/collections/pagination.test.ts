@@ -72,12 +72,13 @@ describe("pagination and sort", () => {
 		assert.equal(past.page, 4);
 	});
 
-	test("perPage 1 and perPage 500 are the bounds", async () => {
+	test("perPage 1 and perPage 1000 (PocketBase's largest page) are the bounds", async () => {
 		const one = await list("perPage=1&page=45");
 		assert.equal(one.items.length, 1);
 		assert.equal(one.totalPages, 45);
-		const all = await list("perPage=500");
+		const all = await list("perPage=1000");
 		assert.equal(all.items.length, TOTAL);
+		assert.equal(all.perPage, 1000);
 		assert.equal(all.totalPages, 1);
 	});
 
@@ -96,6 +97,15 @@ describe("pagination and sort", () => {
 		assert.equal(p.totalItems, -1);
 		assert.equal(p.totalPages, -1);
 		assert.equal(p.items.length, 10);
+	});
+
+	test("skipTotal takes 1 and 0 as common clients send them", async () => {
+		const skipped = await list("perPage=10&skipTotal=1");
+		assert.equal(skipped.totalItems, -1);
+		assert.equal(skipped.items.length, 10);
+		for (const counted of ["skipTotal=0", "skipTotal=false", ""]) {
+			assert.equal((await list(`perPage=10&${counted}`)).totalItems, TOTAL, counted);
+		}
 	});
 
 	test("sort on several fields", async () => {
@@ -144,12 +154,19 @@ describe("pagination and sort", () => {
 			() => t.app,
 			[
 				bad("perPage 0", "perPage=0", "validation_failed", "querystring.perPage"),
-				bad("perPage 501", "perPage=501", "validation_failed", "querystring.perPage"),
+				bad("perPage 1001", "perPage=1001", "validation_failed", "querystring.perPage"),
 				bad("page 0", "page=0", "validation_failed", "querystring.page"),
 				bad("page -1", "page=-1", "validation_failed", "querystring.page"),
 				bad("page not a number", "page=abc", "validation_failed", "querystring.page"),
 				bad("page too far", "page=100001", "validation_failed", "querystring.page"),
 				bad("perPage a decimal", "perPage=2.5", "validation_failed", "querystring.perPage"),
+				bad(
+					"skipTotal neither a word nor a digit",
+					"skipTotal=yes",
+					"validation_failed",
+					"querystring.skipTotal",
+				),
+				bad("skipTotal 2", "skipTotal=2", "validation_failed", "querystring.skipTotal"),
 				bad("sort on an unknown field", "sort=nope", "sort_invalid", "querystring.sort"),
 				bad("sort on a field that does not sort", "sort=value", "sort_invalid", "querystring.sort"),
 				bad("the same field twice", "sort=key,-key", "sort_invalid", "querystring.sort"),

@@ -37,4 +37,41 @@ describe("the OpenAPI document", () => {
 		}
 		assert.deepEqual(missing, [], "routes missing from the OpenAPI document");
 	});
+
+	test("every query boolean says it takes 1 and 0 as well as true and false", async () => {
+		const doc = (await t.app.inject({ url: "/api/openapi.json" })).json();
+		let flags = 0;
+		for (const [path, item] of Object.entries<Record<string, Operation>>(doc.paths)) {
+			for (const [method, op] of Object.entries(item)) {
+				for (const p of op.parameters ?? []) {
+					if (p.in !== "query" || p.schema?.type !== "boolean") continue;
+					flags++;
+					assert.match(p.description ?? "", /`true` or `1`, `false` or `0`/, `${method} ${path} ${p.name}`);
+				}
+			}
+		}
+		assert.ok(flags >= 11, "skipTotal on every collection list");
+	});
+
+	test("every collection route that answers a record documents fields", async () => {
+		const doc = (await t.app.inject({ url: "/api/openapi.json" })).json();
+		const paths = Object.entries<Record<string, Operation>>(doc.paths).filter(([path]) =>
+			path.startsWith("/api/collections/"),
+		);
+		let documented = 0;
+		for (const [path, item] of paths) {
+			for (const [method, op] of Object.entries(item)) {
+				if (method === "delete") continue;
+				const fields = op.parameters?.find((p) => p.in === "query" && p.name === "fields");
+				assert.ok(fields, `${method} ${path} takes fields`);
+				assert.match(fields.description ?? "", /top-level members/);
+				documented++;
+			}
+		}
+		assert.ok(documented >= 35, `${documented} operations`);
+	});
 });
+
+interface Operation {
+	parameters?: { in: string; name: string; description?: string; schema?: { type?: string } }[];
+}

@@ -162,7 +162,18 @@ function queryValue(name: string): fc.Arbitrary<string> {
 		case "perPage":
 			return numberText;
 		case "skipTotal":
-			return fc.constantFrom("true", "false", "1", "maybe");
+			return fc.constantFrom("true", "false", "1", "0", "maybe");
+		case "fields":
+			return fc.constantFrom(
+				"id",
+				"id,name",
+				"*",
+				"",
+				" key , value ",
+				"nope",
+				"expand.x",
+				"value:excerpt(3)",
+			);
 		default:
 			return fc.string({ maxLength: 24 });
 	}

@@ -158,6 +158,24 @@ describe("uploads", () => {
 		assert.equal(r.section, null);
 	});
 
+	test("PocketBase's @jsonPayload parts join the fields, typed as JSON", async () => {
+		// What the SDK sends for `create({key, hidden: true, section: null, alias: null, file})`.
+		const f = new FormData();
+		f.append("key", "pb");
+		f.append("hidden", "true");
+		f.append("@jsonPayload", JSON.stringify({ section: null }));
+		f.append("@jsonPayload", JSON.stringify({ alias: null, name: "From the SDK" }));
+		f.append("file", new Blob([new Uint8Array(Buffer.from("%PDF-1.4 sdk"))]), "sdk.pdf");
+		const res = await t.app.inject({ method: "POST", url: BASE, headers: a.headers, payload: f });
+		assert.equal(res.statusCode, 200, res.body);
+		const r = res.json() as FileRecord & { hidden: boolean; section: null; alias: null };
+		assert.equal(r.name, "From the SDK");
+		assert.equal(r.hidden, true);
+		assert.equal(r.section, null);
+		assert.equal(r.alias, null);
+		assert.equal(r.file?.name, "sdk.pdf");
+	});
+
 	test("a multipart create without a file part makes a value record", async () => {
 		const res = await upload({ key: "note", value: "typed in a form" });
 		assert.equal(res.statusCode, 200, res.body);
@@ -226,6 +244,26 @@ describe("uploads", () => {
 			assert.equal(res.json().field, "body.hidden");
 			await same();
 		});
+		for (const [name, payload, field] of [
+			["not JSON", "{section:", "body.@jsonPayload"],
+			["not an object", "[null]", "body.@jsonPayload"],
+			["a member sent twice", '{"key":"again"}', "body.key"],
+			["a string for a boolean (JSON is not coerced)", '{"hidden":"true"}', "body.hidden"],
+			["__proto__ as a member", '{"__proto__":{"hidden":true}}', "body.__proto__"],
+			["a NUL as a JSON escape", String.raw`{"name":"a\u0000b"}`, "body.name"],
+		] as const) {
+			test(`an @jsonPayload part: ${name}`, async () => {
+				const res = await upload(
+					{ key: "k", "@jsonPayload": payload },
+					{ bytes: Buffer.from("x"), name: "a.txt" },
+					{ fileFirst: true },
+				);
+				assert.equal(res.statusCode, 400, res.body);
+				assert.equal(res.json().code, "validation_failed");
+				assert.equal(res.json().field, field);
+				await same();
+			});
+		}
 		test("a rule of the service (a foreign section) after the file was stored", async () => {
 			const section = await t.app.inject({
 				method: "POST",

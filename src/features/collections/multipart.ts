@@ -6,7 +6,7 @@ import type { Multipart } from "@fastify/multipart";
 import type { FastifyRequest } from "fastify";
 import type { TObject, TSchema } from "typebox";
 import { AppError } from "../../http/errors.ts";
-import { storableText, unstorableField } from "../../http/text-guard.ts";
+import { storableText, unstorableField, unstorablePath } from "../../http/text-guard.ts";
 import { type BlobStore, BlobTooLargeError } from "../../lib/blob-store.ts";
 import { multipartBoundary, PartCounter } from "../../lib/part-count.ts";
 import { HeadCapture, sanitizeFilename, sniffContentType } from "../../lib/sniff.ts";
@@ -79,10 +79,14 @@ export async function readMultipart(
 			if (part.valueTruncated || part.fieldnameTruncated) {
 				throw invalid(part.fieldname, `is longer than ${MULTIPART_LIMITS.fieldSize} bytes`);
 			}
-			if (Object.hasOwn(fields, part.fieldname)) throw invalid(part.fieldname, "appears twice");
 			if (typeof part.value === "string" && !storableText(part.value)) {
 				throw unstorableField(`body.${part.fieldname}`);
 			}
+			if (part.fieldname === JSON_PAYLOAD) {
+				mergeJsonPayload(fields, part.value);
+				continue;
+			}
+			if (Object.hasOwn(fields, part.fieldname)) throw invalid(part.fieldname, "appears twice");
 			fields[part.fieldname] = coerce(schema.properties[part.fieldname], part.value);
 		}
 		// A part the parser skipped would vanish silently: a file part lost that way would leave
@@ -119,6 +123,32 @@ async function store(
 		type: sniffContentType(head.head()),
 		name: sanitizeFilename(part.filename),
 	};
+}
+
+/**
+ * PocketBase's SDK turns an object holding a file into a form, and sends each member that is not
+ * text (null, an array, an object) as its own `@jsonPayload` part: `{"section":null}`. Its members
+ * join the fields, typed as JSON, and meet the same schema.
+ */
+const JSON_PAYLOAD = "@jsonPayload";
+
+function mergeJsonPayload(fields: Record<string, unknown>, text: unknown): void {
+	let payload: unknown;
+	try {
+		payload = JSON.parse(String(text));
+	} catch {
+		throw invalid(JSON_PAYLOAD, "is not valid JSON");
+	}
+	if (typeof payload !== "object" || payload === null || Array.isArray(payload)) {
+		throw invalid(JSON_PAYLOAD, "must be a JSON object");
+	}
+	// JSON escapes (`\u0000`) decode only now: the text check above did not see them.
+	const bad = unstorablePath(payload);
+	if (bad) throw unstorableField(bad.path === "" ? "body" : `body.${bad.path}`, bad.memberName);
+	for (const [name, value] of Object.entries(payload)) {
+		if (Object.hasOwn(fields, name)) throw invalid(name, "appears twice");
+		fields[name] = value;
+	}
 }
 
 /** Form fields are text: read them as the JSON schema types the member. */

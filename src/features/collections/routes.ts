@@ -4,13 +4,13 @@
 // module's visible rows (404 for missing and not-yours alike), then its handler.
 import multipart from "@fastify/multipart";
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
-import type { FastifyInstance, FastifyRequest, FastifySchemaCompiler } from "fastify";
-import { type TObject, Type } from "typebox";
+import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchemaCompiler } from "fastify";
+import { type TObject, type TSchema, Type } from "typebox";
 import type { AccountCaller } from "../../http/auth.ts";
 import { resolveCaller } from "../../http/auth.ts";
 import { AppError } from "../../http/errors.ts";
 import { toAppError } from "../../http/problem.ts";
-import { errors } from "../../http/schemas.ts";
+import { errors, QueryBoolean } from "../../http/schemas.ts";
 import { validatorCompiler } from "../../http/validation.ts";
 import {
 	findVisible,
@@ -22,6 +22,7 @@ import {
 } from "./list.ts";
 import { collectionModules } from "./modules.ts";
 import { isMultipart, readMultipart, refuseOversized } from "./multipart.ts";
+import { FIELDS_DESCRIPTION, FIELDS_MAX_LENGTH, parseFields, pickedSchema, pickMembers } from "./pick.ts";
 import {
 	type AnyCollection,
 	authorize,
@@ -29,6 +30,11 @@ import {
 	type OperationContext,
 	type StoredUpload,
 } from "./registry.ts";
+
+const Fields = Type.Optional(Type.String({ maxLength: FIELDS_MAX_LENGTH, description: FIELDS_DESCRIPTION }));
+
+/** View, create and update: the record in the response, `fields` picking its members. */
+const RecordQuerySchema = Type.Object({ fields: Fields });
 
 const ListQuerySchema = Type.Object({
 	filter: Type.Optional(
@@ -42,12 +48,22 @@ const ListQuerySchema = Type.Object({
 	),
 	page: Type.Optional(Type.Integer({ minimum: 1, maximum: PAGE_MAX, default: 1 })),
 	perPage: Type.Optional(Type.Integer({ minimum: 1, maximum: PER_PAGE_MAX, default: PER_PAGE_DEFAULT })),
-	skipTotal: Type.Optional(
-		Type.Boolean({ default: false, description: "Skip counting: `totalItems` and `totalPages` are -1." }),
-	),
+	skipTotal: Type.Optional(QueryBoolean("Skip counting: `totalItems` and `totalPages` are -1.")),
+	fields: Fields,
 });
 
 const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 128 }) });
+
+/** The list envelope, PocketBase's. */
+function pageSchema(item: TSchema) {
+	return Type.Object({
+		page: Type.Integer(),
+		perPage: Type.Integer({ description: `The page size used (at most ${PER_PAGE_MAX}).` }),
+		totalItems: Type.Integer({ description: "-1 with `skipTotal`" }),
+		totalPages: Type.Integer({ description: "-1 with `skipTotal`" }),
+		items: Type.Array(item),
+	});
+}
 
 function ref(id: string) {
 	return Type.Unsafe<unknown>({ $ref: `${id}#` });
@@ -116,6 +132,17 @@ function registerCollection(
 	const item = ref(itemId);
 	const tags = [`collection: ${module.name}`];
 	const maxFileSize = app.config.maxFileSize;
+	// What a response with `fields` serializes with: the same members, none of them required. Set
+	// last, once nothing can fail before the reply is written (a problem body needs the default).
+	const picked = pickedSchema(module.schemas.item);
+	const pickedPage = pageSchema(Type.Unsafe<unknown>(picked)) as unknown as Record<string, unknown>;
+	const answer = (reply: FastifyReply, record: unknown, names: string[] | undefined) => {
+		if (!names) return record;
+		reply.serializer(reply.compileSerializationSchema(picked));
+		return pickMembers(record, names);
+	};
+	const fieldsOf = (request: FastifyRequest) =>
+		parseFields((request.query as { fields?: string }).fields, module.schemas.item);
 
 	const meta = (op: Operation, summary: string) => {
 		const rule = module.access[op];
@@ -217,25 +244,24 @@ function registerCollection(
 				...meta("list", `List ${module.name}`),
 				querystring: ListQuerySchema,
 				response: {
-					200: Type.Object({
-						page: Type.Integer(),
-						perPage: Type.Integer(),
-						totalItems: Type.Integer({ description: "-1 with `skipTotal`" }),
-						totalPages: Type.Integer({ description: "-1 with `skipTotal`" }),
-						items: Type.Array(item),
-					}),
+					200: pageSchema(item),
 					...errors(400, 401, 403, 405),
 				},
 			},
 		},
-		async (request) =>
-			listRecords(
+		async (request, reply) => {
+			const names = fieldsOf(request);
+			const page = await listRecords(
 				module,
 				app.store.db,
 				request.caller as AccountCaller,
 				request.query as ListQuery,
 				app.clock.now(),
-			),
+			);
+			if (!names) return page;
+			reply.serializer(reply.compileSerializationSchema(pickedPage));
+			return { ...page, items: page.items.map((record) => pickMembers(record, names)) };
+		},
 	);
 
 	app.get(
@@ -246,15 +272,18 @@ function registerCollection(
 			schema: {
 				...meta("view", `View one of ${module.name}`),
 				params: IdParams,
-				response: { 200: item, ...errors(401, 403, 404, 405) },
+				querystring: RecordQuerySchema,
+				response: { 200: item, ...errors(400, 401, 403, 404, 405) },
 			},
 		},
-		async (request) => {
+		async (request, reply) => {
+			const names = fieldsOf(request);
 			const { id } = request.params as { id: string };
-			return module.toItem(
+			const record = module.toItem(
 				await findVisible(module, app.store.db, request.caller as AccountCaller, id),
 				app.clock.now(),
 			);
+			return answer(reply, record, names);
 		},
 	);
 
@@ -265,6 +294,7 @@ function registerCollection(
 			onRequest: guard("create"),
 			schema: {
 				...meta("create", `Create in ${module.name}`),
+				querystring: RecordQuerySchema,
 				body: bodySchema(module.schemas.create),
 				response: {
 					200: module.schemas.createHeaders
@@ -277,11 +307,13 @@ function registerCollection(
 		async (request, reply) => {
 			const create = module.handlers.create;
 			if (!create || !module.schemas.create) throw new AppError("method_not_allowed");
+			const names = fieldsOf(request);
 			const { input, upload } = await readBody(request, module.schemas.create);
 			const ctx = context(request);
 			const created = await withUpload(upload, () => create(ctx, input, upload));
 			if (created.headers) reply.headers(created.headers);
-			return module.toItem(await findVisible(module, app.store.db, ctx.caller, created.id), ctx.now);
+			const record = module.toItem(await findVisible(module, app.store.db, ctx.caller, created.id), ctx.now);
+			return answer(reply, record, names);
 		},
 	);
 
@@ -293,20 +325,22 @@ function registerCollection(
 			schema: {
 				...meta("update", `Update one of ${module.name}`),
 				params: IdParams,
+				querystring: RecordQuerySchema,
 				body: bodySchema(module.schemas.update),
 				response: { 200: item, ...errors(400, 401, 403, 404, 405, 409, 413, 415) },
 			},
 		},
-		async (request) => {
+		async (request, reply) => {
 			const update = module.handlers.update;
 			if (!update || !module.schemas.update) throw new AppError("method_not_allowed");
+			const names = fieldsOf(request);
 			const { id } = request.params as { id: string };
 			const ctx = context(request);
 			// Found (and visible) before a byte of an upload is read.
 			const row = await findVisible(module, ctx.db, ctx.caller, id);
 			const { input, upload } = await readBody(request, module.schemas.update);
 			await withUpload(upload, () => update(ctx, row, input, upload));
-			return module.toItem(await findVisible(module, ctx.db, ctx.caller, id), ctx.now);
+			return answer(reply, module.toItem(await findVisible(module, ctx.db, ctx.caller, id), ctx.now), names);
 		},
 	);
 
