@@ -110,6 +110,13 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
 	});
 	registerProblemHandlers(app);
 	registerTextGuard(app);
+	// Closing: a keep-alive connection whose request is still in flight closes right after its
+	// response instead of idling until keepAliveTimeout (72 s), which held close() (and a SIGTERM
+	// past SHUTDOWN_TIMEOUT) open. Node reads the timeout when each response finishes.
+	app.addHook("preClose", (done) => {
+		app.server.keepAliveTimeout = 1;
+		done();
+	});
 
 	const store = await openStore(config);
 	app.addHook("onClose", async () => {

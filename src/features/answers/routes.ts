@@ -135,6 +135,7 @@ export const answerRoutes: FastifyPluginAsyncTypebox = async (app) => {
 				params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 128 }) }),
 				querystring: Type.Object({
 					page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000, default: 1 })),
+					// Below the collections' 1000: each answer's values are read live through its share.
 					perPage: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 30 })),
 				}),
 				response: {
