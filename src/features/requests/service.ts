@@ -170,7 +170,15 @@ export async function probeRequest(db: Db, slug: string, server: ServerClaim, no
 		allowExtraFields: row.allow_extra_fields === 1,
 		identityScope: row.identity_scope,
 		template: JSON.parse(row.items) as TemplateItem[],
-		requester: sharerOf({ ...row, name: row.requester_name }, server),
+		requester: sharerOf(
+			{
+				name: row.requester_name,
+				identity: row.identity,
+				identity_fingerprint: row.identity_fingerprint,
+				identity_name: row.identity_name,
+			},
+			server,
+		),
 		server,
 	};
 }

@@ -55,7 +55,7 @@ export async function readGrants(
 }
 
 /** A granted record as a reader of the share sees it (the resolve's `records` items). */
-export function sharedRecord(r: GrantedRecordRow) {
+export function sharedRecord(r: GrantedRecordRow, downloadToken?: string) {
 	return {
 		id: r.id,
 		key: r.key,
@@ -67,6 +67,7 @@ export function sharedRecord(r: GrantedRecordRow) {
 		file: fileMeta(r),
 		version: r.version,
 		updated: new Date(r.updated).toISOString(),
+		...(downloadToken ? { downloadToken } : {}),
 	};
 }
 

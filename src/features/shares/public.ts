@@ -17,8 +17,10 @@ export async function findBySlug(ctx: SharesContext, slug: string): Promise<Publ
 	return link;
 }
 
+/** Named fields, not a spread: spreading the row costs the probe about a tenth of its throughput. */
 function sharer(link: PublicLinkRow, ctx: SharesContext) {
-	return sharerOf({ ...link, name: link.sharer_name }, ctx.server);
+	const { sharer_name: name, identity, identity_fingerprint, identity_name } = link;
+	return sharerOf({ name, identity, identity_fingerprint, identity_name }, ctx.server);
 }
 
 /** Reports the gates without data and without consuming a view. */
@@ -69,10 +71,7 @@ export async function resolve(ctx: SharesContext, slug: string, input: ResolveIn
 		purpose: link.purpose,
 		identity: link.identity ?? "",
 		sections: sharedSections(granted),
-		records: granted.records.map((r) => {
-			const downloadToken = tokens.downloads.get(r.id);
-			return { ...sharedRecord(r), ...(downloadToken ? { downloadToken } : {}) };
-		}),
+		records: granted.records.map((r) => sharedRecord(r, tokens.downloads.get(r.id))),
 		viewCount: view,
 		...(watermark !== undefined ? { watermark } : {}),
 		...(tokens.archive ? { archiveToken: tokens.archive } : {}),
