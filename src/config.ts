@@ -20,6 +20,7 @@ export interface Config {
 	ratelimitConnectRequests: number;
 	dnsServers: string[];
 	sqliteSynchronous: "NORMAL" | "FULL";
+	readLogDays: number;
 	logLevel: string;
 	logRequests: boolean;
 	trustProxy: boolean;
@@ -225,6 +226,13 @@ export const options: Option<keyof Config>[] = [
 		"NORMAL",
 		"SQLite `synchronous` pragma: `NORMAL` survives a process crash; `FULL` also survives a power cut, slower.",
 		synchronous,
+	),
+	o(
+		"readLogDays",
+		"READ_LOG_DAYS",
+		"90",
+		"Days the read log of each share (`linkReads`) keeps an entry.",
+		int(1, 36500),
 	),
 	o("logLevel", "LOG_LEVEL", "info", "pino log level (`silent` to turn logging off).", logLevel),
 	o(

@@ -9,6 +9,7 @@ import * as m0007 from "./migrations/0007-records-key-visibility.ts";
 import * as m0008 from "./migrations/0008-links.ts";
 import * as m0009 from "./migrations/0009-requests-outbox.ts";
 import * as m0010 from "./migrations/0010-answer-entries.ts";
+import * as m0011 from "./migrations/0011-link-reads.ts";
 import type { Database } from "./schema.ts";
 
 // Listed statically so the same list works from TypeScript sources and compiled output.
@@ -23,6 +24,7 @@ const migrations: Record<string, Migration> = {
 	"0008-links": m0008,
 	"0009-requests-outbox": m0009,
 	"0010-answer-entries": m0010,
+	"0011-link-reads": m0011,
 };
 
 export async function migrateToLatest(db: Kysely<Database>, schema?: string): Promise<void> {

@@ -260,8 +260,23 @@ export interface LinkTokenTable {
 	record: string | null;
 	view: number;
 	stamp_line: string | null;
+	/** The fingerprint the resolve proved (handshake shares), for the read log. */
+	reader: string | null;
 	created: number;
 	expires: number;
+}
+
+export type ReadKind = "api" | "page" | "addressbook" | "file" | "archive";
+
+export interface LinkReadTable {
+	id: string;
+	link: string;
+	workspace: string;
+	at: number;
+	kind: ReadKind;
+	view: number;
+	record: string | null;
+	reader: string | null;
 }
 
 export interface RequestTable {
@@ -356,4 +371,5 @@ export interface Database {
 	link_records: LinkRecordTable;
 	link_sections: LinkSectionTable;
 	link_tokens: LinkTokenTable;
+	link_reads: LinkReadTable;
 }

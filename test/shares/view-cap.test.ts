@@ -85,6 +85,18 @@ describe(`view cap with ${READERS} concurrent readers on two processes on ${PG_U
 		const link = (await view.json()) as { viewCount: number; status: string };
 		assert.equal(link.viewCount, CAP);
 		assert.equal(link.status, "expired");
+
+		// The read log holds one entry per view taken, written with the view: no more, no fewer.
+		const filter = encodeURIComponent(`link='${share.id}'`);
+		const log = await fetch(`${node.url}/api/collections/linkReads/records?filter=${filter}&perPage=500`, {
+			headers,
+		});
+		const reads = ((await log.json()) as { items: { view: number; kind: string }[] }).items;
+		assert.deepEqual(
+			reads.map((r) => r.view).sort((x, y) => x - y),
+			Array.from({ length: CAP }, (_, i) => i + 1),
+		);
+		assert.ok(reads.every((r) => r.kind === "api"));
 	}
 
 	test(`exactly ${CAP} of ${READERS} succeed; the others are refused link_expired; viewCount ends at ${CAP}`, () =>

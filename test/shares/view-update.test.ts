@@ -29,7 +29,14 @@ describe(`the view update's guards, each alone (${dialect})`, () => {
 		return link.id;
 	}
 
-	const take = (id: string) => publicQueries(t.app.store.db).consumeView(t.app.store.db, { id, now: NOW });
+	const take = (id: string) =>
+		publicQueries(t.app.store.db).takeView(t.app.store.db, {
+			id,
+			now: NOW,
+			readId: crypto.randomUUID(),
+			kind: "api",
+			reader: null,
+		});
 
 	const refusals: [string, Partial<LinkTable>][] = [
 		["stored active at its cap (a cap lowered under a reader)", { view_count: 3, max_views: 3 }],

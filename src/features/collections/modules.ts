@@ -5,6 +5,7 @@ import { identitiesCollection } from "../identity/collection.ts";
 import { notificationsCollection } from "../notifications/collection.ts";
 import { requestsCollection } from "../requests/collection.ts";
 import { linksCollection } from "../shares/collection.ts";
+import { linkReadsCollection } from "../shares/reads.ts";
 import { recordsCollection } from "../vault/records/collection.ts";
 import { sectionsCollection } from "../vault/sections/collection.ts";
 import { templatesCollection } from "../vault/templates/collection.ts";
@@ -25,4 +26,5 @@ export const collectionModules: readonly AnyCollection[] = [
 	identitiesCollection,
 	requestsCollection,
 	linksCollection,
+	linkReadsCollection,
 ];

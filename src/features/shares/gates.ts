@@ -2,7 +2,9 @@
 // reader of a share (the resolve, the share page, the addressbook, remote answers) runs them in
 // this order, with these codes: status, password, handshake, then one view taken atomically.
 // Requests reuse the password and handshake gates for their answers.
+import type { ReadKind } from "../../db/schema.ts";
 import { AppError } from "../../http/errors.ts";
+import { newId } from "../../lib/crypto.ts";
 import { verifyPassword } from "../../lib/password.ts";
 import { type ChallengeScope, type ProvenIdentity, verifyChallenge } from "../challenges/service.ts";
 import type { SharesContext } from "./context.ts";
@@ -63,10 +65,17 @@ export async function checkHandshake(
 /**
  * View gate: one conditional UPDATE. A concurrent reader who took the last permitted view leaves
  * nothing to take, and the loser is refused as the status gate would now refuse it. Answers the
- * view count after this read; the view that reaches the cap expires the share in the same statement.
+ * view count after this read; the view that reaches the cap expires the share in the same statement,
+ * and the read is logged with it (docs/api.md "Read log").
  */
-export async function takeView(ctx: SharesContext, link: PublicLinkRow, now: number): Promise<number> {
-	const [taken] = await ctx.q.consumeView(ctx.db, { id: link.id, now });
+export async function takeView(
+	ctx: SharesContext,
+	link: PublicLinkRow,
+	now: number,
+	read: { kind: ViewKind; reader: string | null },
+): Promise<number> {
+	const { kind, reader } = read;
+	const [taken] = await ctx.q.takeView(ctx.db, { id: link.id, now, readId: newId(), kind, reader });
 	if (!taken) {
 		const [again] = await ctx.q.linkBySlug(ctx.db, { slug: link.slug });
 		const current = again ? effectiveStatus(again, now) : "revoked";
@@ -77,6 +86,9 @@ export async function takeView(ctx: SharesContext, link: PublicLinkRow, now: num
 	}
 	return taken.view_count;
 }
+
+/** How a view was taken, as the read log records it (docs/api.md "Read log"). */
+export type ViewKind = Exclude<ReadKind, "file" | "archive">;
 
 /** A reader who passed every gate: who they proved to be (handshake shares) and the view they took. */
 export interface Admitted {
@@ -90,6 +102,7 @@ export async function admit(
 	link: PublicLinkRow,
 	input: GateInput,
 	now: number,
+	kind: ViewKind,
 ): Promise<Admitted> {
 	await checkStatus(ctx, link, now);
 	await checkPassword(link.password_hash, input.password);
@@ -99,6 +112,6 @@ export async function admit(
 		input,
 		now,
 	);
-	const view = await takeView(ctx, link, now);
+	const view = await takeView(ctx, link, now, { kind, reader: reader?.fingerprint ?? null });
 	return { reader, view };
 }

@@ -1,9 +1,9 @@
 // The queries of a share's public paths (probe, resolve, file and archive tokens), compiled once per
 // database handle (db/prepared.ts): the hot paths cannot afford building a query per request.
 // Only the shares feature runs them.
-import { type Kysely, sql } from "kysely";
+import { type Kysely, PostgresAdapter, sql } from "kysely";
 import { param, prepare } from "../../db/prepared.ts";
-import type { Database, LinkTable, LinkTokenTable, RecordTable } from "../../db/schema.ts";
+import type { Database, LinkTable, LinkTokenTable, ReadKind, RecordTable } from "../../db/schema.ts";
 
 /** A link with what its public pages show of the sharer. */
 export type PublicLinkRow = Omit<LinkTable, "created_by" | "created" | "updated" | "sign_in_client"> & {
@@ -38,7 +38,64 @@ export interface SpentToken {
 	record: string | null;
 	view: number;
 	stamp_line: string | null;
+	reader: string | null;
 	expires: number;
+}
+
+/** A view to take and the read it is: `readId` names the read-log row. */
+export type ViewParams = {
+	id: string;
+	now: number;
+	readId: string;
+	kind: ReadKind;
+	reader: string | null;
+};
+
+export interface TakenView {
+	view_count: number;
+	status: LinkTable["status"];
+}
+
+/** One read-log row (docs/api.md "Read log"): never a value, never the reader's address. */
+export type ReadParams = {
+	readId: string;
+	id: string;
+	workspace: string;
+	now: number;
+	kind: ReadKind;
+	view: number;
+	record: string | null;
+	reader: string | null;
+};
+
+function onPostgres(db: Kysely<Database>): boolean {
+	return db.getExecutor().adapter instanceof PostgresAdapter;
+}
+
+function takeViewInTransaction(
+	update: (
+		db: Kysely<Database>,
+		p: { id: string; now: number },
+	) => Promise<(TakenView & { workspace: string })[]>,
+	insert: (db: Kysely<Database>, p: ReadParams) => Promise<never[]>,
+) {
+	return (db: Kysely<Database>, p: ViewParams): Promise<TakenView[]> =>
+		db.transaction().execute(async (trx) => {
+			const [taken] = await update(trx, { id: p.id, now: p.now });
+			if (!taken) return [];
+			const { readId, id, now, kind, reader } = p;
+			await insert(trx, {
+				readId,
+				id,
+				workspace: taken.workspace,
+				now,
+				kind,
+				view: taken.view_count,
+				record: null,
+				reader,
+			});
+			return [{ view_count: taken.view_count, status: taken.status }];
+		});
 }
 
 const compiled = new WeakMap<Kysely<Database>, ReturnType<typeof compilePublicQueries>>();
@@ -86,22 +143,64 @@ function compilePublicQueries(db: Kysely<Database>) {
 
 	// The view: one conditional UPDATE. Reaching the cap turns the share `expired` in the same
 	// statement; a reader who lost the last view to a concurrent one matches no row.
-	const consumeView = prepare<
-		{ id: string; now: number },
-		{ view_count: number; status: LinkTable["status"] }
-	>(
-		db
-			.updateTable("links")
-			.set({
-				view_count: sql`view_count + 1`,
-				status: sql`case when max_views is not null and view_count + 1 >= max_views then 'expired' else status end`,
-			})
-			.where("id", "=", param("id"))
-			.where("status", "=", "active")
-			.where((eb) => eb.or([eb("max_views", "is", null), eb("view_count", "<", eb.ref("max_views"))]))
-			.where((eb) => eb.or([eb("expires_at", "is", null), eb("expires_at", ">", param("now"))]))
-			.returning(["view_count", "status"]),
+	const viewUpdate = db
+		.updateTable("links")
+		.set({
+			view_count: sql`view_count + 1`,
+			status: sql`case when max_views is not null and view_count + 1 >= max_views then 'expired' else status end`,
+		})
+		.where("id", "=", param("id"))
+		.where("status", "=", "active")
+		.where((eb) => eb.or([eb("max_views", "is", null), eb("view_count", "<", eb.ref("max_views"))]))
+		.where((eb) => eb.or([eb("expires_at", "is", null), eb("expires_at", ">", param("now"))]));
+
+	const insertRead = prepare<ReadParams, never>(
+		db.insertInto("link_reads").values({
+			id: param("readId"),
+			link: param("id"),
+			workspace: param("workspace"),
+			at: param("now"),
+			kind: param("kind"),
+			view: param("view"),
+			record: param("record"),
+			reader: param("reader"),
+		}),
 	);
+
+	// The view and its read-log row in one statement on PostgreSQL (one round trip); on SQLite,
+	// which has no writes inside WITH, two statements in one transaction on the one connection.
+	const takeView: (db: Kysely<Database>, p: ViewParams) => Promise<TakenView[]> = onPostgres(db)
+		? prepare<ViewParams, TakenView>(
+				db
+					.with("taken", () => viewUpdate.returning(["id", "workspace", "view_count", "status"]))
+					.with("logged", (qb) =>
+						qb
+							.insertInto("link_reads")
+							.columns(["id", "link", "workspace", "at", "kind", "view", "record", "reader"])
+							.expression((eb) =>
+								eb
+									.selectFrom("taken")
+									.select([
+										sql<string>`cast(${param("readId")} as varchar(64))`.as("id"),
+										"taken.id as link",
+										"taken.workspace",
+										sql<number>`cast(${param("now")} as bigint)`.as("at"),
+										sql<string>`cast(${param("kind")} as varchar(16))`.as("kind"),
+										"taken.view_count as view",
+										sql<null>`null`.as("record"),
+										sql<string | null>`cast(${param("reader")} as varchar(64))`.as("reader"),
+									]),
+							),
+					)
+					.selectFrom("taken")
+					.select(["taken.view_count", "taken.status"]),
+			)
+		: takeViewInTransaction(
+				prepare<{ id: string; now: number }, TakenView & { workspace: string }>(
+					viewUpdate.returning(["view_count", "status", "workspace"]),
+				),
+				insertRead,
+			);
 
 	const recordColumns = (t: "r") =>
 		[
@@ -189,6 +288,7 @@ function compilePublicQueries(db: Kysely<Database>) {
 			record: string | null;
 			view: number;
 			line: string | null;
+			reader: string | null;
 			now: number;
 			expires: number;
 		},
@@ -201,6 +301,7 @@ function compilePublicQueries(db: Kysely<Database>) {
 			record: param("record"),
 			view: param("view"),
 			stamp_line: param("line"),
+			reader: param("reader"),
 			created: param("now"),
 			expires: param("expires"),
 		}),
@@ -211,7 +312,7 @@ function compilePublicQueries(db: Kysely<Database>) {
 		db
 			.deleteFrom("link_tokens")
 			.where("token_hash", "=", param("hash"))
-			.returning(["link", "kind", "record", "view", "stamp_line", "expires"]),
+			.returning(["link", "kind", "record", "view", "stamp_line", "reader", "expires"]),
 	);
 
 	const markExpired = prepare<{ id: string; now: number }, { id: string }>(
@@ -229,7 +330,16 @@ function compilePublicQueries(db: Kysely<Database>) {
 			.returning("id"),
 	);
 
-	return { linkBySlug, consumeView, grantedRecords, grantedSections, insertToken, spendToken, markExpired };
+	return {
+		linkBySlug,
+		takeView,
+		insertRead,
+		grantedRecords,
+		grantedSections,
+		insertToken,
+		spendToken,
+		markExpired,
+	};
 }
 
 export type PublicQueries = ReturnType<typeof publicQueries>;

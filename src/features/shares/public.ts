@@ -5,7 +5,7 @@ import { AppError } from "../../http/errors.ts";
 import type { ProvenIdentity } from "../challenges/service.ts";
 import { sharerOf } from "../server/claim.ts";
 import type { SharesContext } from "./context.ts";
-import { admit, type GateInput } from "./gates.ts";
+import { admit, type GateInput, type ViewKind } from "./gates.ts";
 import { readGrants, sharedRecord, sharedSections } from "./granted.ts";
 import { effectiveStatus, expireLink, isWatermarked } from "./lifecycle.ts";
 import type { PublicLinkRow } from "./public-queries.ts";
@@ -56,14 +56,26 @@ export interface ResolveInput extends GateInput {
 }
 
 /** Passes the gates, takes one view, and reads what the share grants now. */
-export async function resolve(ctx: SharesContext, slug: string, input: ResolveInput, now: number) {
+export async function resolve(
+	ctx: SharesContext,
+	slug: string,
+	input: ResolveInput,
+	now: number,
+	kind: ViewKind = "api",
+) {
 	const link = await findBySlug(ctx, slug);
-	const { reader, view } = await admit(ctx, link, input, now);
+	const { reader, view } = await admit(ctx, link, input, now, kind);
 
 	const granted = await readGrants(ctx, link);
 	const watermark = isWatermarked(link) ? watermarkLine(link.stamp ?? "", reader, view, now) : undefined;
 	const fileIds = granted.records.filter((r) => r.kind === "file").map((r) => r.id);
-	const tokens = await mintFileTokens(ctx, fileIds, { link: link.id, view, line: watermark ?? null, now });
+	const tokens = await mintFileTokens(ctx, fileIds, {
+		link: link.id,
+		view,
+		line: watermark ?? null,
+		reader: reader?.fingerprint ?? null,
+		now,
+	});
 
 	return {
 		slug: link.slug,

@@ -12,8 +12,9 @@ import { ServerClaim, Sharer, serverClaim } from "../server/claim.ts";
 import { archiveName, ownerArchive, stampedCopy, streamArchive } from "./archive.ts";
 import { sharesContext } from "./context.ts";
 import { probe, resolve } from "./public.ts";
+import { sweepReads } from "./reads.ts";
 import * as store from "./store.ts";
-import { openArchive, openDownload } from "./tokens.ts";
+import { logFileRead, openArchive, openDownload } from "./tokens.ts";
 
 const Slug = Type.Object({ slug: Type.String({ minLength: 1, maxLength: 128 }) });
 const Binary = {
@@ -114,9 +115,11 @@ export const shareRoutes: FastifyPluginAsyncTypebox = async (app) => {
 	registerChallengeScope(app, "link", async (_db, slug) => (await ctx.q.linkBySlug(db, { slug })).length > 0);
 
 	const sweep = setInterval(() => {
-		store
-			.deleteExpiredTokens(db, app.clock.now())
-			.catch((err) => app.log.warn({ err }, "link token sweep failed"));
+		const now = app.clock.now();
+		store.deleteExpiredTokens(db, now).catch((err) => app.log.warn({ err }, "link token sweep failed"));
+		sweepReads(db, app.config.readLogDays, now).catch((err) =>
+			app.log.warn({ err }, "read log sweep failed"),
+		);
 	}, SWEEP_MS);
 	sweep.unref();
 	app.addHook("onClose", async () => clearInterval(sweep));
@@ -184,18 +187,21 @@ export const shareRoutes: FastifyPluginAsyncTypebox = async (app) => {
 		},
 		async (request, reply) => {
 			const { slug, recordId } = request.params;
-			const { file, stampLine } = await openDownload(ctx, slug, recordId, request.query.dl, app.clock.now());
+			const now = app.clock.now();
+			const { file, stampLine, read } = await openDownload(ctx, slug, recordId, request.query.dl, now);
 			const disposition = contentDisposition("attachment", file.name);
 			if (stampLine !== null) {
 				// A watermarked share serves stamped copies only; what cannot be stamped is not served.
 				const copy = await stampedCopy(app, file, stampLine);
 				if (!copy)
 					throw new AppError("file_not_watermarkable", "This file cannot be stamped, so it is not served");
+				await logFileRead(ctx, read, now);
 				return sendFile(reply, copy, copy.length, disposition);
 			}
 			const body = await app.blobs.get(file.fileKey).catch(() => {
 				throw new AppError("record_not_found", "The file's bytes are gone");
 			});
+			await logFileRead(ctx, read, now);
 			return sendFile(reply, body, file.size, disposition);
 		},
 	);
@@ -215,12 +221,14 @@ export const shareRoutes: FastifyPluginAsyncTypebox = async (app) => {
 			},
 		},
 		async (request, reply) => {
-			const { link, files, stampLine } = await openArchive(
+			const now = app.clock.now();
+			const { link, files, stampLine, read } = await openArchive(
 				ctx,
 				request.params.slug,
 				request.query.dl,
-				app.clock.now(),
+				now,
 			);
+			await logFileRead(ctx, read, now);
 			return streamArchive(app, reply, archiveName(link.label), files, stampLine);
 		},
 	);

@@ -2,7 +2,7 @@
 // a `downloadToken` per granted file and one `archiveToken`, each carrying the view that minted
 // it; each is spent on first presentation, right or wrong (one conditional DELETE … RETURNING).
 import { AppError } from "../../http/errors.ts";
-import { randomToken, sha256Hex } from "../../lib/crypto.ts";
+import { newId, randomToken, sha256Hex } from "../../lib/crypto.ts";
 import type { StoredFile } from "../vault/records/reader.ts";
 import type { SharesContext } from "./context.ts";
 import { refuseStatus } from "./gates.ts";
@@ -22,6 +22,8 @@ interface Minting {
 	view: number;
 	/** The watermark line files are stamped with; null on an unwatermarked share. */
 	line: string | null;
+	/** The fingerprint the resolve proved, for the read log; null without a handshake. */
+	reader: string | null;
 	now: number;
 }
 
@@ -39,6 +41,7 @@ async function mint(
 		record,
 		view: m.view,
 		line: m.line,
+		reader: m.reader,
 		now: m.now,
 		expires: m.now + (kind === "download" ? DOWNLOAD_TOKEN_TTL_MS : ARCHIVE_TOKEN_TTL_MS),
 	});
@@ -65,7 +68,7 @@ async function spend(
 	token: string | undefined,
 	want: { kind: "download"; record: string } | { kind: "archive" },
 	now: number,
-): Promise<{ link: PublicLinkRow; stampLine: string | null }> {
+): Promise<{ link: PublicLinkRow; stampLine: string | null; read: FileRead }> {
 	if (!token) throw new AppError("file_download_invalid", "The token (`dl`) is missing");
 	const [spent] = await ctx.q.spendToken(ctx.db, { hash: sha256Hex(token) });
 	const [link] = await ctx.q.linkBySlug(ctx.db, { slug });
@@ -82,7 +85,15 @@ async function spend(
 	const byViewCap =
 		status === "expired" && link.status === "expired" && (link.expires_at === null || link.expires_at > now);
 	if (status !== "active" && !byViewCap) refuseStatus(status);
-	return { link, stampLine: spent.stamp_line };
+	const read: FileRead = {
+		link: link.id,
+		workspace: link.workspace,
+		kind: want.kind === "download" ? "file" : "archive",
+		view: spent.view,
+		record: want.kind === "download" ? want.record : null,
+		reader: spent.reader,
+	};
+	return { link, stampLine: spent.stamp_line, read };
 }
 
 /** The file a `downloadToken` opens; the record must still be granted by the share now. */
@@ -92,19 +103,40 @@ export async function openDownload(
 	recordId: string,
 	token: string | undefined,
 	now: number,
-): Promise<{ link: PublicLinkRow; file: StoredFile; stampLine: string | null }> {
-	const { link, stampLine } = await spend(ctx, slug, token, { kind: "download", record: recordId }, now);
+): Promise<{ link: PublicLinkRow; file: StoredFile; stampLine: string | null; read: FileRead }> {
+	const { link, stampLine, read } = await spend(
+		ctx,
+		slug,
+		token,
+		{ kind: "download", record: recordId },
+		now,
+	);
 	const { records } = await readGrants(ctx, link);
 	const file = grantedFiles(records).find((f) => f.id === recordId);
 	if (!file) throw new AppError("record_not_found", "The share no longer grants this file");
-	return { link, file, stampLine };
+	return { link, file, stampLine, read };
 }
 
 /** Every file the share grants now, directly or through sections, for an `archiveToken`. */
 export async function openArchive(ctx: SharesContext, slug: string, token: string | undefined, now: number) {
-	const { link, stampLine } = await spend(ctx, slug, token, { kind: "archive" }, now);
+	const { link, stampLine, read } = await spend(ctx, slug, token, { kind: "archive" }, now);
 	const { records } = await readGrants(ctx, link);
 	const files = grantedFiles(records);
 	if (files.length === 0) throw new AppError("archive_empty");
-	return { link, files, stampLine };
+	return { link, files, stampLine, read };
+}
+
+/** A file or archive read, logged once its bytes are about to be sent (docs/api.md "Read log"). */
+export interface FileRead {
+	link: string;
+	workspace: string;
+	kind: "file" | "archive";
+	view: number;
+	record: string | null;
+	reader: string | null;
+}
+
+export async function logFileRead(ctx: SharesContext, read: FileRead, now: number): Promise<void> {
+	const { link: id, workspace, kind, view, record, reader } = read;
+	await ctx.q.insertRead(ctx.db, { readId: newId(), id, workspace, now, kind, view, record, reader });
 }
