@@ -1,7 +1,7 @@
 // The queries of a share's public paths (probe, resolve, file and archive tokens), compiled once per
 // database handle (db/prepared.ts): the hot paths cannot afford building a query per request.
 // Only the shares feature runs them.
-import { type Kysely, PostgresAdapter, sql } from "kysely";
+import { type ExpressionBuilder, type Kysely, PostgresAdapter, sql } from "kysely";
 import { param, prepare } from "../../db/prepared.ts";
 import type { Database, LinkTable, LinkTokenTable, ReadKind, RecordTable } from "../../db/schema.ts";
 
@@ -72,32 +72,6 @@ function onPostgres(db: Kysely<Database>): boolean {
 	return db.getExecutor().adapter instanceof PostgresAdapter;
 }
 
-function takeViewInTransaction(
-	update: (
-		db: Kysely<Database>,
-		p: { id: string; now: number },
-	) => Promise<(TakenView & { workspace: string })[]>,
-	insert: (db: Kysely<Database>, p: ReadParams) => Promise<never[]>,
-) {
-	return (db: Kysely<Database>, p: ViewParams): Promise<TakenView[]> =>
-		db.transaction().execute(async (trx) => {
-			const [taken] = await update(trx, { id: p.id, now: p.now });
-			if (!taken) return [];
-			const { readId, id, now, kind, reader } = p;
-			await insert(trx, {
-				readId,
-				id,
-				workspace: taken.workspace,
-				now,
-				kind,
-				view: taken.view_count,
-				record: null,
-				reader,
-			});
-			return [{ view_count: taken.view_count, status: taken.status }];
-		});
-}
-
 const compiled = new WeakMap<Kysely<Database>, ReturnType<typeof compilePublicQueries>>();
 
 /** The compiled public queries of one database handle, compiled on first use. */
@@ -141,18 +115,14 @@ function compilePublicQueries(db: Kysely<Database>) {
 			.where("links.slug", "=", param("slug")),
 	);
 
-	// The view: one conditional UPDATE. Reaching the cap turns the share `expired` in the same
-	// statement; a reader who lost the last view to a concurrent one matches no row.
-	const viewUpdate = db
-		.updateTable("links")
-		.set({
-			view_count: sql`view_count + 1`,
-			status: sql`case when max_views is not null and view_count + 1 >= max_views then 'expired' else status end`,
-		})
-		.where("id", "=", param("id"))
-		.where("status", "=", "active")
-		.where((eb) => eb.or([eb("max_views", "is", null), eb("view_count", "<", eb.ref("max_views"))]))
-		.where((eb) => eb.or([eb("expires_at", "is", null), eb("expires_at", ">", param("now"))]));
+	// A view may be taken while the share is active, under its cap and before its expiry.
+	const takeable = (eb: ExpressionBuilder<Database, "links">) =>
+		eb.and([
+			eb("links.id", "=", param("id")),
+			eb("links.status", "=", "active"),
+			eb.or([eb("links.max_views", "is", null), eb("links.view_count", "<", eb.ref("links.max_views"))]),
+			eb.or([eb("links.expires_at", "is", null), eb("links.expires_at", ">", param("now"))]),
+		]);
 
 	const insertRead = prepare<ReadParams, never>(
 		db.insertInto("link_reads").values({
@@ -167,12 +137,24 @@ function compilePublicQueries(db: Kysely<Database>) {
 		}),
 	);
 
-	// The view and its read-log row in one statement on PostgreSQL (one round trip); on SQLite,
-	// which has no writes inside WITH, two statements in one transaction on the one connection.
-	const takeView: (db: Kysely<Database>, p: ViewParams) => Promise<TakenView[]> = onPostgres(db)
-		? prepare<ViewParams, TakenView>(
+	// The view and its read-log row, one statement on either dialect; a reader who lost the last
+	// view to a concurrent one matches no row and logs nothing. The view that reaches the cap turns
+	// the share `expired` in the same statement.
+	const takeView = prepare<ViewParams, TakenView>(
+		onPostgres(db)
+			? // PostgreSQL: the conditional UPDATE (row-locked, re-checked after a wait) and the INSERT
+				// of what it returned, in one WITH: one round trip.
 				db
-					.with("taken", () => viewUpdate.returning(["id", "workspace", "view_count", "status"]))
+					.with("taken", (qb) =>
+						qb
+							.updateTable("links")
+							.set({
+								view_count: sql`view_count + 1`,
+								status: sql`case when max_views is not null and view_count + 1 >= max_views then 'expired' else status end`,
+							})
+							.where(takeable)
+							.returning(["id", "workspace", "view_count", "status"]),
+					)
 					.with("logged", (qb) =>
 						qb
 							.insertInto("link_reads")
@@ -193,14 +175,38 @@ function compilePublicQueries(db: Kysely<Database>) {
 							),
 					)
 					.selectFrom("taken")
-					.select(["taken.view_count", "taken.status"]),
-			)
-		: takeViewInTransaction(
-				prepare<{ id: string; now: number }, TakenView & { workspace: string }>(
-					viewUpdate.returning(["view_count", "status", "workspace"]),
-				),
-				insertRead,
-			);
+					.select(["taken.view_count", "taken.status"])
+			: // SQLite has no writes inside WITH: the read row is inserted from the takeable link, and
+				// the trigger `link_reads_take_view` (migration 0011) takes the view in the same
+				// statement. A write statement holds SQLite's one write lock from its start, so no
+				// other connection slips between the check and the count.
+				db
+					.insertInto("link_reads")
+					.columns(["id", "link", "workspace", "at", "kind", "view", "record", "reader"])
+					.expression((eb) =>
+						eb
+							.selectFrom("links")
+							.select([
+								sql<string>`${param("readId")}`.as("id"),
+								"links.id as link",
+								"links.workspace",
+								sql<number>`${param("now")}`.as("at"),
+								sql<string>`${param("kind")}`.as("kind"),
+								sql<number>`links.view_count + 1`.as("view"),
+								sql<null>`null`.as("record"),
+								sql<string | null>`${param("reader")}`.as("reader"),
+							])
+							.where(takeable),
+					)
+					.returning([
+						"view as view_count",
+						sql<
+							LinkTable["status"]
+						>`case when view >= (select max_views from links where links.id = link_reads.link) then 'expired' else 'active' end`.as(
+							"status",
+						),
+					]),
+	);
 
 	const recordColumns = (t: "r") =>
 		[
