@@ -13,6 +13,7 @@ import { apiKeyResolver } from "./features/apikeys/service.ts";
 import { callbackRoutes } from "./features/callbacks/routes.ts";
 import { challengeRoutes, createChallengeScopes } from "./features/challenges/routes.ts";
 import { collectionRoutes } from "./features/collections/routes.ts";
+import { consoleRoutes } from "./features/console/routes.ts";
 import { identityRoutes } from "./features/identity/routes.ts";
 import { passkeyPageRoutes } from "./features/passkeys/page.ts";
 import { passkeyRoutes } from "./features/passkeys/routes.ts";
@@ -197,6 +198,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
 		await app.register(shareRoutes);
 		await app.register(answerRoutes);
 		await app.register(stampingRoutes, { shareStampFor });
+		await app.register(consoleRoutes);
 		if (deps.extend) await deps.extend(app);
 		app.get("/api/openapi.json", { schema: { hide: true } }, async () => app.swagger());
 

@@ -68,6 +68,39 @@
 		return `svc://auth?${params.toString()}`;
 	}
 
+	// A person who opened a sign-up or ticket link in a browser (no app challenge) continues in the
+	// console: the page makes its own PKCE pair and leaves the code and verifier in this tab's
+	// sessionStorage, where the console (same origin) redeems them once. Nothing else can read them.
+	const handOff = mode === "signup" && !challenge;
+
+	function base64url(bytes) {
+		let binary = "";
+		for (const b of new Uint8Array(bytes)) binary += String.fromCharCode(b);
+		return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+	}
+
+	async function pkcePair() {
+		const verifier = base64url(crypto.getRandomValues(new Uint8Array(32)));
+		const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier));
+		return { verifier, challenge: base64url(digest) };
+	}
+
+	function showConsole(code, verifier) {
+		try {
+			sessionStorage.setItem("svc.handoff", JSON.stringify({ code, verifier }));
+		} catch {
+			// Storage off: the console asks the person to sign in.
+		}
+		const result = document.getElementById("result");
+		form.hidden = true;
+		status.textContent = "";
+		document.getElementById("result-text").textContent =
+			"Your passkey is saved. You can now sign in from the app, or continue in this browser.";
+		document.getElementById("result-console").hidden = false;
+		result.hidden = false;
+		document.getElementById("result-heading").focus();
+	}
+
 	function showResult(code) {
 		const result = document.getElementById("result");
 		const text = document.getElementById("result-text");
@@ -102,11 +135,17 @@
 				const body = { name: value("name") };
 				if (ticket) body.ticket = ticket;
 				else body.email = value("email");
+				const own = handOff && crypto.subtle ? await pkcePair() : undefined;
 				if (challenge) body.challenge = challenge;
+				else if (own) body.challenge = own.challenge;
 				const begun = await post("/api/passkeys/register/begin", body);
 				const credential = await lib.startRegistration({ optionsJSON: begun.options });
 				status.textContent = "Checking…";
 				code = (await post("/api/passkeys/register/finish", { session: begun.session, credential })).code;
+				if (own && code) {
+					showConsole(code, own.verifier);
+					return;
+				}
 			} else {
 				const begun = await post("/api/passkeys/login/begin", { challenge });
 				const credential = await lib.startAuthentication({ optionsJSON: begun.options });

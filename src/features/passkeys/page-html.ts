@@ -117,6 +117,7 @@ ${form.fields}<p><button id="start" type="submit" disabled>${escapeHtml(form.but
 <p>If the app did not open, <a id="result-link" href="#">open the app</a>, or enter this one-time code in it (valid two minutes):</p>
 <p><code id="result-code"></code></p>
 </div>
+<p id="result-console" hidden><a href="/app/">Open the console</a></p>
 </section>
 <noscript><p>Passkeys need JavaScript: please turn it on for this page.</p></noscript>
 </main>

@@ -1,0 +1,115 @@
+// The front page at `/` and the owner's console at `/app` (a single-page app built from
+// web/console): every /app path answers the same index page, its hashed files are cached for good.
+import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import type { FastifyReply, FastifyRequest } from "fastify";
+import { Type } from "typebox";
+import { AppError } from "../../http/errors.ts";
+import { PAGE_CSP } from "../../http/security-headers.ts";
+import { escapeHtml } from "../passkeys/page-html.ts";
+import { type ConsoleBundle, consoleBundle } from "./bundle.ts";
+import { renderFrontPage } from "./front-page.ts";
+import { pickLanguage } from "./language.ts";
+
+const ASSET_NAME = /^[A-Za-z0-9_-]{1,80}\.(js|css|svg|png|woff2)$/;
+
+function indexHtml(bundle: ConsoleBundle, lang: string, domain: string, allowSignups: boolean): string {
+	const a = (name: string) => `/app/assets/${escapeHtml(name)}`;
+	const { manifest } = bundle;
+	return `<!doctype html>
+<html lang="${lang}">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>svc console</title>
+${manifest.css.map((c) => `<link rel="stylesheet" href="${a(c)}">`).join("\n")}
+${manifest.preload.map((c) => `<link rel="modulepreload" href="${a(c)}">`).join("\n")}
+<script type="module" src="${a(manifest.entry)}"></script>
+</head>
+<body data-domain="${escapeHtml(domain)}" data-signups="${allowSignups ? "true" : "false"}">
+<div id="app"></div>
+<noscript><p>${lang === "de" ? "Die Konsole braucht JavaScript." : "The console needs JavaScript."}</p></noscript>
+</body>
+</html>
+`;
+}
+
+const LangQuery = Type.Object({
+	lang: Type.Optional(
+		Type.String({ maxLength: 8, description: "`en` or `de`; else Accept-Language decides" }),
+	),
+});
+
+export const consoleRoutes: FastifyPluginAsyncTypebox = async (app) => {
+	const page = (reply: FastifyReply, html: string) =>
+		reply
+			.type("text/html; charset=utf-8")
+			.header("content-security-policy", PAGE_CSP)
+			.header("cache-control", "no-cache")
+			.send(html);
+
+	app.get(
+		"/",
+		{
+			schema: {
+				tags: ["console"],
+				summary: "The front page: what this server is, its fingerprint, sign-in and the API documents",
+				querystring: LangQuery,
+				response: { 200: Type.String({ description: "text/html" }) },
+			},
+		},
+		async (request, reply) => {
+			// The page reads well without its stylesheet: a console that fails to build leaves it plain.
+			const bundle = await consoleBundle().catch((err: unknown) => {
+				request.log.error({ err }, "console build failed");
+				return undefined;
+			});
+			const html = renderFrontPage({
+				lang: pickLanguage(request.headers["accept-language"], request.query.lang),
+				domain: app.config.domain,
+				fingerprint: app.rootKey.fingerprint,
+				txtHost: `_svc.${app.config.domain}`,
+				allowSignups: app.config.allowSignups,
+				stylesheet: bundle?.manifest.front,
+			});
+			return page(reply, html);
+		},
+	);
+
+	const consolePage = async (request: FastifyRequest, reply: FastifyReply) => {
+		const bundle = await consoleBundle();
+		const lang = pickLanguage(request.headers["accept-language"]);
+		return page(reply, indexHtml(bundle, lang, app.config.domain, app.config.allowSignups));
+	};
+	app.get(
+		"/app",
+		{
+			schema: {
+				tags: ["console"],
+				summary: "The owner's console (a single-page app; every /app/… path answers this page)",
+				response: { 200: Type.String({ description: "text/html" }) },
+			},
+		},
+		consolePage,
+	);
+	app.get("/app/*", { schema: { hide: true } }, consolePage);
+
+	app.get(
+		"/app/assets/:file",
+		{ schema: { hide: true, params: Type.Object({ file: Type.String({ maxLength: 200 }) }) } },
+		async (request, reply) => {
+			const { file } = request.params;
+			const bundle = await consoleBundle();
+			const found = ASSET_NAME.test(file) ? bundle.files.get(file) : undefined;
+			if (!found) throw new AppError("not_found");
+			// Names carry a hash of their content: a changed file is a new name, so cache for good.
+			reply
+				.type(found.type)
+				.header("cache-control", "public, max-age=31536000, immutable")
+				.header("vary", "accept-encoding");
+			const gzip = found.gzip && /\bgzip\b/.test(String(request.headers["accept-encoding"] ?? ""));
+			if (gzip && found.gzip) return reply.header("content-encoding", "gzip").send(found.gzip);
+			return reply.send(found.body);
+		},
+	);
+};

@@ -1,0 +1,312 @@
+// Headless Chromium for the pages this server renders (the console, the front page, the passkey
+// page): a listening app on http://localhost:<port> (the passkey origin), devices with a CDP
+// virtual authenticator, axe-core checks and screenshots. Screen tests stay short with these.
+import fs from "node:fs";
+import { createRequire } from "node:module";
+import net from "node:net";
+import path from "node:path";
+import {
+	type Browser,
+	type BrowserContext,
+	type CDPSession,
+	chromium,
+	type Locator,
+	type Page,
+	type ViewportSize,
+} from "playwright-core";
+import type { Config } from "../../src/config.ts";
+import { issueOperatorTicket, relyingParty, ticketUrl } from "../../src/features/passkeys/service.ts";
+import { makeApp, type TestApp } from "./app.ts";
+import { PasskeyClient } from "./passkeys.ts";
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const ROOT = path.resolve(import.meta.dirname, "../..");
+
+export function freePort(): Promise<number> {
+	return new Promise((resolve, reject) => {
+		const server = net.createServer();
+		server.once("error", reject);
+		server.listen(0, "127.0.0.1", () => {
+			const address = server.address();
+			server.close(() => resolve(typeof address === "object" && address ? address.port : 0));
+		});
+	});
+}
+
+export function launchBrowser(): Promise<Browser> {
+	if (!fs.existsSync(CHROMIUM)) {
+		throw new Error(`no Chromium at ${CHROMIUM}: apt-get install chromium, or set CHROMIUM_PATH`);
+	}
+	return chromium.launch({
+		executablePath: CHROMIUM,
+		args: [
+			"--headless",
+			"--no-sandbox",
+			"--disable-gpu",
+			"--disable-quic",
+			"--no-first-run",
+			"--disable-background-networking",
+			"--disable-component-update",
+			"--disable-sync",
+			"--font-render-hinting=none",
+		],
+	});
+}
+
+export interface Server {
+	t: TestApp;
+	/** http://localhost:<port>: the passkey origin, where the console runs. */
+	origin: string;
+	/** http://127.0.0.1:<port>: for API calls from the test itself. */
+	api: string;
+	close(): Promise<void>;
+}
+
+/** A listening app on a free port (a browser needs a socket); the console is built on first use. */
+export async function startServer(overrides: Partial<Config> = {}): Promise<Server> {
+	const port = await freePort();
+	const t = await makeApp({ port, ...overrides });
+	await t.app.listen({ port, host: "127.0.0.1" });
+	return { t, origin: `http://localhost:${port}`, api: `http://127.0.0.1:${port}`, close: () => t.close() };
+}
+
+/** The URL `svc admin ticket --email` prints. */
+export async function operatorTicket(server: Server, email: string): Promise<string> {
+	const issued = await issueOperatorTicket(server.t.app.store.db, email, server.t.app.clock.now());
+	return ticketUrl(relyingParty(server.t.app.config), issued.ticket);
+}
+
+/** An account with one passkey and a session token, made over HTTP without a browser. */
+export async function signedUpAccount(server: Server, email: string) {
+	const client = new PasskeyClient(server.t.app);
+	return client.signup(email, { name: email.split("@")[0] });
+}
+
+/** Calls the API as a session. */
+export async function apiCall(
+	server: Server,
+	token: string,
+	method: string,
+	url: string,
+	body?: unknown,
+): Promise<Response> {
+	return fetch(`${server.api}${url}`, {
+		method,
+		headers: {
+			authorization: `Bearer ${token}`,
+			...(body === undefined ? {} : { "content-type": "application/json" }),
+		},
+		...(body === undefined ? {} : { body: JSON.stringify(body) }),
+	});
+}
+
+/**
+ * One device: a browser context whose virtual authenticator (ctap2, internal, resident keys, user
+ * verification) keeps its credentials across tabs, with the console errors each tab reported.
+ */
+export class Device {
+	page!: Page;
+	/** Console errors and page errors: a CSP violation shows here. */
+	readonly errors: string[] = [];
+	private credentials: unknown[] = [];
+	private cdp: CDPSession | undefined;
+	private authenticatorId = "";
+
+	private constructor(readonly context: BrowserContext) {}
+
+	static async create(
+		browser: Browser,
+		options: { locale?: string; viewport?: ViewportSize } = {},
+	): Promise<Device> {
+		const context = await browser.newContext({
+			locale: options.locale ?? "en-US",
+			viewport: options.viewport ?? { width: 1280, height: 800 },
+		});
+		return new Device(context);
+	}
+
+	/** Opens `url` in a fresh tab holding this device's passkeys. */
+	async open(url: string): Promise<Page> {
+		if (this.cdp) {
+			const { credentials } = await this.cdp.send("WebAuthn.getCredentials", {
+				authenticatorId: this.authenticatorId,
+			});
+			this.credentials = credentials;
+			await this.page.close();
+		}
+		const page = await this.context.newPage();
+		const cdp = await this.context.newCDPSession(page);
+		await cdp.send("WebAuthn.enable");
+		const { authenticatorId } = await cdp.send("WebAuthn.addVirtualAuthenticator", {
+			options: {
+				protocol: "ctap2",
+				transport: "internal",
+				hasResidentKey: true,
+				hasUserVerification: true,
+				isUserVerified: true,
+				automaticPresenceSimulation: true,
+			},
+		});
+		for (const credential of this.credentials) {
+			await cdp.send("WebAuthn.addCredential", { authenticatorId, credential: credential as never });
+		}
+		page.on("console", (m) => {
+			if (m.type() === "error") this.errors.push(m.text());
+		});
+		page.on("pageerror", (e) => this.errors.push(e.message));
+		this.page = page;
+		this.cdp = cdp;
+		this.authenticatorId = authenticatorId;
+		await page.goto(url);
+		return page;
+	}
+
+	/** How many passkeys this device holds. */
+	async passkeyCount(): Promise<number> {
+		if (!this.cdp) return this.credentials.length;
+		const { credentials } = await this.cdp.send("WebAuthn.getCredentials", {
+			authenticatorId: this.authenticatorId,
+		});
+		return credentials.length;
+	}
+
+	/** Errors other than expected API refusals (a 4xx fetch logs "Failed to load resource"). */
+	unexpectedErrors(): string[] {
+		return this.errors.filter(
+			(e) => !/Failed to load resource: the server responded with a status of 4\d\d/.test(e),
+		);
+	}
+
+	close(): Promise<void> {
+		return this.context.close();
+	}
+}
+
+/** Waits until a console screen has its heading and nothing is loading. */
+export async function screenReady(page: Page, heading?: string | RegExp): Promise<void> {
+	const h1 = heading ? page.getByRole("heading", { level: 1, name: heading }) : page.locator("main h1");
+	await h1.waitFor({ state: "visible", timeout: 60_000 });
+	await page.locator(".loading").first().waitFor({ state: "detached", timeout: 60_000 });
+}
+
+/** The session token the console keeps in this tab's sessionStorage. */
+export function sessionTokenOf(page: Page): Promise<string | null> {
+	// Page code as text: the server's type check has no DOM library.
+	return page.evaluate<string | null>('sessionStorage.getItem("svc.session")');
+}
+
+/** Signs the console in this tab in with `token` (takes effect on the next load). */
+export async function setSessionToken(page: Page, token: string): Promise<void> {
+	await page.evaluate(`sessionStorage.setItem("svc.session", ${JSON.stringify(token)})`);
+}
+
+export interface Focused {
+	tag: string;
+	id: string;
+	text: string;
+	/** Inside a <nav>. */
+	inNav: boolean;
+	outlineStyle: string;
+	top: number;
+}
+
+/** What has the keyboard focus, and whether it shows (its outline style). */
+export function focused(page: Page): Promise<Focused> {
+	return page.evaluate<Focused>(`(() => {
+		const el = document.activeElement;
+		const style = getComputedStyle(el);
+		return {
+			tag: el.tagName.toLowerCase(),
+			id: el.id,
+			text: (el.textContent || "").trim(),
+			inNav: Boolean(el.closest("nav")),
+			outlineStyle: style.outlineStyle,
+			top: el.getBoundingClientRect().top,
+		};
+	})()`);
+}
+
+/** Presses Tab until `locator` has the focus (at most `max` times); false when it never does. */
+export async function tabTo(page: Page, locator: Locator, max = 40): Promise<boolean> {
+	for (let i = 0; i <= max; i++) {
+		if ((await locator.and(page.locator(":focus")).count()) > 0) return true;
+		await page.keyboard.press("Tab");
+	}
+	return false;
+}
+
+export const AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"];
+const axeSource = fs.readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+
+export interface AxeViolation {
+	id: string;
+	impact: string | null;
+	help: string;
+	nodes: { target: string[]; failureSummary?: string }[];
+}
+
+/**
+ * axe-core's WCAG 2.2 AA rules on a page, in a context of its own that bypasses the CSP (axe is
+ * injected as an inline script, which the pages rightly refuse). `token` signs the console in;
+ * `prepare` brings the page to the state to check (a dialog open).
+ */
+export async function axeCheck(
+	browser: Browser,
+	url: string,
+	options: {
+		token?: string;
+		lang?: "en" | "de";
+		viewport?: ViewportSize;
+		prepare?: (page: Page) => Promise<void>;
+		/** Writes docs/screenshots/console-<name>-<desktop|phone>.png when SCREENSHOTS=1. */
+		screenshot?: string;
+	} = {},
+): Promise<AxeViolation[]> {
+	const context = await browser.newContext({
+		bypassCSP: true,
+		locale: options.lang === "de" ? "de-DE" : "en-US",
+		viewport: options.viewport ?? { width: 1280, height: 800 },
+	});
+	try {
+		const init = [
+			options.token ? `sessionStorage.setItem("svc.session", ${JSON.stringify(options.token)});` : "",
+			options.lang ? `localStorage.setItem("svc.lang", ${JSON.stringify(options.lang)});` : "",
+		];
+		await context.addInitScript({ content: init.join("\n") });
+		const page = await context.newPage();
+		await page.goto(url);
+		if (new URL(url).pathname.startsWith("/app")) await screenReady(page);
+		if (options.prepare) await options.prepare(page);
+		if (options.screenshot) await screenshot(page, options.screenshot);
+		await page.addScriptTag({ content: axeSource });
+		return await page.evaluate<AxeViolation[]>(
+			`axe.run(document, { runOnly: { type: "tag", values: ${JSON.stringify(AXE_TAGS)} } }).then((r) => r.violations)`,
+		);
+	} finally {
+		await context.close();
+	}
+}
+
+export function describeViolations(violations: AxeViolation[]): string {
+	return violations
+		.map(
+			(v) => `${v.id} (${v.impact}): ${v.help}\n${v.nodes.map((n) => `  ${n.target.join(" ")}`).join("\n")}`,
+		)
+		.join("\n");
+}
+
+export const DESKTOP: ViewportSize = { width: 1280, height: 800 };
+export const PHONE: ViewportSize = { width: 390, height: 844 };
+
+/** With SCREENSHOTS=1, writes the page to docs/screenshots/console-<name>-<desktop|phone>.png. */
+export async function screenshot(page: Page, name: string): Promise<void> {
+	if (process.env.SCREENSHOTS !== "1") return;
+	const width = page.viewportSize()?.width ?? 1280;
+	const file = path.join(
+		ROOT,
+		"docs/screenshots",
+		`console-${name}-${width < 600 ? "phone" : "desktop"}.png`,
+	);
+	fs.mkdirSync(path.dirname(file), { recursive: true });
+	await page.screenshot({ path: file, fullPage: true, animations: "disabled", caret: "hide" });
+}

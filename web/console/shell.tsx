@@ -1,0 +1,171 @@
+// The frame around every screen: skip link, header (workspace, notifications, language, account),
+// navigation built from the screen registry, and the main landmark.
+
+import { screens } from "virtual:screens";
+import type { ComponentChildren } from "preact";
+import { loadMe, signOut } from "./auth/passkey.ts";
+import { format, LOCALES, type Locale, setLocale, useLocale, useT } from "./i18n/index.ts";
+import { shellMessages } from "./i18n/messages.ts";
+import { unreadCount } from "./notifications-count.ts";
+import { Link, navigate, under, useRoute } from "./router.ts";
+import type { Screen } from "./screen.ts";
+import { serverInfo } from "./server-info.ts";
+import { activeWorkspace, endSession, hasScope, me } from "./session.ts";
+import { useObservable } from "./state.ts";
+import { announcement } from "./ui/live.ts";
+
+export type RegisteredScreen = Screen & { id: string };
+
+/** The screens in navigation order. */
+export const orderedScreens: RegisteredScreen[] = [...screens].sort(
+	(a, b) => a.order - b.order || a.id.localeCompare(b.id),
+);
+
+export function navScreens(): RegisteredScreen[] {
+	return orderedScreens.filter((s) => !s.hidden && (!s.scope || hasScope(s.scope)));
+}
+
+function LanguageSwitch() {
+	const t = useT(shellMessages);
+	const lang = useLocale();
+	return (
+		<div class="control">
+			<label for="lang-select">{t("language")}</label>
+			<select id="lang-select" value={lang} onChange={(e) => setLocale(e.currentTarget.value as Locale)}>
+				{LOCALES.map((l) => (
+					<option key={l} value={l} lang={l}>
+						{format(shellMessages, l, `lang_${l}`)}
+					</option>
+				))}
+			</select>
+		</div>
+	);
+}
+
+function WorkspaceSwitch() {
+	const t = useT(shellMessages);
+	const account = useObservable(me);
+	const active = useObservable(activeWorkspace);
+	if (!account) return null;
+	return (
+		<div class="control">
+			<label for="workspace-select">{t("workspace")}</label>
+			<select
+				id="workspace-select"
+				value={active ?? account.workspace}
+				onChange={(e) => {
+					activeWorkspace.set(e.currentTarget.value);
+					void loadMe();
+				}}
+			>
+				{account.workspaces.map((w) => (
+					<option key={w.id} value={w.id}>
+						{w.personal ? t("personal", { name: w.name }) : w.name}
+					</option>
+				))}
+			</select>
+		</div>
+	);
+}
+
+function NotificationsLink() {
+	const t = useT(shellMessages);
+	const count = useObservable(unreadCount);
+	const target = orderedScreens.find((s) => s.id === "notifications");
+	if (!target) return null;
+	// The visible words are the accessible name, with "unread" for screen readers after the count.
+	return (
+		<Link href={target.path} class="notif-link">
+			{t("notifications")}
+			{count ? (
+				<>
+					{" "}
+					<span class="count">{count > 99 ? "99+" : count}</span>
+					<span class="visually-hidden"> {t("unreadSuffix")}</span>
+				</>
+			) : null}
+		</Link>
+	);
+}
+
+function Account() {
+	const t = useT(shellMessages);
+	const account = useObservable(me);
+	if (!account) return null;
+	async function out() {
+		try {
+			await signOut();
+		} finally {
+			endSession("signed_out");
+			navigate("/signin", { replace: true });
+		}
+	}
+	return (
+		<div class="account">
+			<span class="account-email">{t("signedInAs", { email: account.record.email })}</span>
+			<button type="button" class="btn btn-secondary" onClick={() => void out()}>
+				{t("signOut")}
+			</button>
+		</div>
+	);
+}
+
+function Nav() {
+	const t = useT(shellMessages);
+	const lang = useLocale();
+	const { path } = useRoute();
+	useObservable(me); // the list depends on the scopes of the active workspace
+	return (
+		<nav class="sidenav" aria-label={t("mainNav")}>
+			<ul>
+				{navScreens().map((s) => (
+					<li key={s.id}>
+						<Link href={s.path} aria-current={under(path, s.path) ? "page" : undefined}>
+							{format(s.messages, lang, s.navLabel)}
+						</Link>
+					</li>
+				))}
+			</ul>
+		</nav>
+	);
+}
+
+function LiveRegion() {
+	const said = useObservable(announcement);
+	return (
+		<div class="visually-hidden" role="status" aria-live="polite">
+			{said?.text ?? ""}
+		</div>
+	);
+}
+
+export function Shell({ signedIn, children }: { signedIn: boolean; children: ComponentChildren }) {
+	const t = useT(shellMessages);
+	const info = serverInfo();
+	return (
+		<>
+			<a class="skip-link" href="#main">
+				{t("skip")}
+			</a>
+			<header class="topbar">
+				<div class="brand">
+					<Link href="/">{t("appName")}</Link>
+					<span class="brand-domain">{info.domain}</span>
+				</div>
+				<div class="topbar-controls">
+					{signedIn ? <WorkspaceSwitch /> : null}
+					{signedIn ? <NotificationsLink /> : null}
+					<LanguageSwitch />
+					{signedIn ? <Account /> : null}
+				</div>
+			</header>
+			<div class={signedIn ? "layout" : "layout layout-public"}>
+				{signedIn ? <Nav /> : null}
+				<main id="main" tabIndex={-1}>
+					{children}
+				</main>
+			</div>
+			<LiveRegion />
+		</>
+	);
+}
