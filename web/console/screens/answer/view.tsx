@@ -1,0 +1,128 @@
+// /answer/<slug>: who asks and what (the request's probe), then the form filled from the signed-in
+// responder's vault, then what was shared. Without a slug: a field for the link that was sent.
+import { useState } from "preact/hooks";
+import { ApiError } from "../../api.ts";
+import { useT } from "../../i18n/index.ts";
+import { navigate } from "../../router.ts";
+import type { ScreenProps } from "../../screen.ts";
+import { hasScope } from "../../session.ts";
+import { Button, ErrorAlert, LoadState, Notice, Page, TextField, useLoad } from "../../ui/index.ts";
+import { AnswerForm, type Shared } from "./form.tsx";
+import { messages } from "./messages.ts";
+import { AnswerDone } from "./result.tsx";
+import { type AnswerResult, type Probe, probe, records, type VaultRecord } from "./types.ts";
+
+/** The slug in a pasted answer link (…/app/answer/<slug>), or the slug itself. */
+function slugFrom(text: string): string | null {
+	const value = text.trim();
+	const found = /\/answer\/([A-Za-z0-9_-]+)/.exec(value)?.[1] ?? value;
+	return /^[A-Za-z0-9_-]{8,128}$/.test(found) ? found : null;
+}
+
+function AskForLink() {
+	const t = useT(messages);
+	const [link, setLink] = useState("");
+	const [error, setError] = useState<string | null>(null);
+	return (
+		<Page title={t("nav")}>
+			<p>{t("askForLink")}</p>
+			<form
+				onSubmit={(e) => {
+					e.preventDefault();
+					const slug = slugFrom(link);
+					if (slug) navigate(`/answer/${slug}`);
+					else setError(t("linkMalformed"));
+				}}
+				noValidate
+			>
+				<TextField label={t("linkLabel")} value={link} onInput={setLink} error={error} autocomplete="off" />
+				<Button type="submit" variant="primary">
+					{t("open")}
+				</Button>
+			</form>
+		</Page>
+	);
+}
+
+function Requester({ probe: p }: { probe: Probe }) {
+	const t = useT(messages);
+	return (
+		<dl class="answer-facts">
+			<dt>{t("requester")}</dt>
+			<dd>{p.requester.name}</dd>
+			{p.requester.identity ? (
+				<>
+					<dt>{t("requesterIdentity")}</dt>
+					<dd>
+						{p.requester.identity.name} <code>{p.requester.identity.fingerprint.slice(0, 16)}</code>
+					</dd>
+				</>
+			) : null}
+			<dt>{t("server")}</dt>
+			<dd>
+				{p.server.domain} <code>{p.server.fingerprint.slice(0, 16)}</code>
+			</dd>
+		</dl>
+	);
+}
+
+function Answering({ slug }: { slug: string }) {
+	const t = useT(messages);
+	const state = useLoad(async () => {
+		const [p, vault] = await Promise.all([
+			probe(slug),
+			hasScope("record:read") ? records.all() : Promise.resolve<VaultRecord[]>([]),
+		]);
+		return { p, vault };
+	}, [slug]);
+	const [done, setDone] = useState<{ result: AnswerResult; shared: Shared[] } | null>(null);
+	if (state.error instanceof ApiError && state.error.status === 404 && !state.data) {
+		return (
+			<Page title={t("notFound")}>
+				<p>{t("notFoundText")}</p>
+			</Page>
+		);
+	}
+	if (!state.data) {
+		return (
+			<Page title={t("nav")}>
+				<LoadState state={state}>{() => null}</LoadState>
+			</Page>
+		);
+	}
+	const { p, vault } = state.data;
+	return (
+		<Page title={p.label}>
+			<p class="intro">{t("intro", { name: p.requester.name })}</p>
+			<Requester probe={p} />
+			{p.status !== "open" ? (
+				<Notice>{t(p.status === "closed" ? "closedText" : "expiredText")}</Notice>
+			) : done ? (
+				<AnswerDone
+					probe={p}
+					result={done.result}
+					shared={done.shared}
+					onAgain={() => {
+						setDone(null);
+						state.reload();
+					}}
+				/>
+			) : (
+				<AnswerForm
+					key={vault.map((r) => r.id).join()}
+					slug={slug}
+					probe={p}
+					vault={vault}
+					onAnswered={(result, shared) => setDone({ result, shared })}
+				/>
+			)}
+			{state.error ? <ErrorAlert error={state.error} /> : null}
+		</Page>
+	);
+}
+
+export default function AnswerScreen({ subpath }: ScreenProps) {
+	const slug = subpath.replace(/^\//, "");
+	if (!slug) return <AskForLink />;
+	return <Answering key={slug} slug={decodeURIComponent(slug)} />;
+}
