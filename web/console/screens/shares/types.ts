@@ -1,0 +1,109 @@
+// Shares and their read log as docs/api.md "Shares" and the `links` and `linkReads` collections
+// answer them; the vault's records and sections the form picks from.
+import { ApiError, collection } from "../../api.ts";
+
+export type ShareStatus = "active" | "paused" | "revoked" | "expired";
+export const STATUSES: ShareStatus[] = ["active", "paused", "revoked", "expired"];
+
+export interface Share {
+	id: string;
+	workspace: string;
+	/** Null only for API key callers; a session always reads it. */
+	slug: string | null;
+	label: string;
+	status: ShareStatus;
+	records: string[];
+	sections: string[];
+	requiresPassword: boolean;
+	viewCount: number;
+	maxViews: number | null;
+	expiresAt: string | null;
+	requireHandshake: boolean;
+	watermarked: boolean;
+	stamp: string | null;
+	purpose: "" | "application";
+	ref: string | null;
+	identity: string | null;
+	handedOver: boolean;
+	signInClient: string | null;
+	created: string;
+	updated: string;
+}
+
+export type ReadKind = "api" | "page" | "addressbook" | "file" | "archive";
+
+export interface ShareRead {
+	id: string;
+	link: string;
+	at: string;
+	kind: ReadKind;
+	view: number;
+	record: string | null;
+	readerFingerprint: string | null;
+}
+
+export interface VaultRecord {
+	id: string;
+	key: string;
+	name: string;
+	type: "value" | "file";
+	section: string | null;
+	hidden: boolean;
+	file: { name: string; type: string; size: number; sha256: string } | null;
+}
+
+export interface Section {
+	id: string;
+	key: string;
+	name: string;
+	ordering: number;
+}
+
+export interface Identity {
+	id: string;
+	name: string;
+	status: "active" | "revoked";
+}
+
+export const shares = collection<Share>("links");
+export const shareReads = collection<ShareRead>("linkReads");
+export const records = collection<VaultRecord>("records");
+export const sections = collection<Section>("sections");
+export const identities = collection<Identity>("identities");
+
+/** What a status may change to (docs/api.md "Status and transitions"); `expired` is never asked for. */
+export function transitions(status: ShareStatus): ("active" | "paused" | "revoked")[] {
+	switch (status) {
+		case "active":
+			return ["paused", "revoked"];
+		case "paused":
+			return ["active", "revoked"];
+		case "expired":
+			return ["revoked"];
+		default:
+			return [];
+	}
+}
+
+/** The share page people open: `/s/{slug}` on this server's own origin. */
+export function shareUrl(slug: string): string {
+	return `${window.location.origin}/s/${encodeURIComponent(slug)}`;
+}
+
+/** The same share for apps: `POST /api/public/links/{slug}`. */
+export function shareApiUrl(slug: string): string {
+	return `${window.location.origin}/api/public/links/${encodeURIComponent(slug)}`;
+}
+
+/** A `datetime-local` value (the reader's own zone) as the ISO 8601 instant the API takes. */
+export function localToIso(value: string): string | null {
+	const date = new Date(value);
+	return Number.isNaN(date.getTime()) ? null : date.toISOString();
+}
+
+/** The member a refusal names ("body.stamp" -> "stamp"), to mark that field. */
+export function refusedField(err: unknown): string | null {
+	if (!(err instanceof ApiError)) return null;
+	const field = err.problem.field;
+	return typeof field === "string" ? field.replace(/^body\./, "") : null;
+}
