@@ -13,6 +13,7 @@ import { AppError } from "../../http/errors.ts";
 import { hashPassword } from "../../lib/password.ts";
 import { invalidField, iso, isoOrNull, Nullable, parseExpiry, Timestamp } from "../collections/fields.ts";
 import { defineCollection, type OperationContext } from "../collections/registry.ts";
+import { connectionForShare } from "../connections/service.ts";
 import { checkIdentityOwnership } from "../identity/service.ts";
 import { runLinkDeleted } from "./grant-hooks.ts";
 import {
@@ -60,7 +61,13 @@ export const Link = Type.Object(
 		purpose: Type.String({ description: "`application` (always watermarked) or empty." }),
 		ref: Nullable(Type.String(), "The owner's own reference, up to 200 characters."),
 		identity: Nullable(Type.String(), "Id of an identity of the workspace the share is made under."),
-		handedOver: Type.Boolean({ description: "Set when the share was created for a connected tool." }),
+		handedOver: Type.Boolean({
+			description: "Set when the share was created for a connected tool and handed over to it.",
+		}),
+		connection: Nullable(
+			Type.String(),
+			"The connected tool (`connections` id) whose proposal the share became; null for none or once that connection is deleted.",
+		),
 		signInClient: Nullable(Type.String(), "The OpenID Connect client (origin) a sign-in grant was made for."),
 		created: Timestamp("Creation time."),
 		updated: Timestamp("Time of the last change."),
@@ -116,13 +123,28 @@ const LinkCreate = Type.Object(
 		purpose: Type.Optional(writable.purpose),
 		ref: Type.Optional(writable.ref),
 		identity: Type.Optional(writable.identity),
+		connection: Type.Optional(
+			Type.String({
+				maxLength: 64,
+				description:
+					"Create only. A live connection of the workspace (`connections` id): the share is the one a tool's proposal became, and that tool reads its status (and revokes it with `allowRevoke`). Unknown: 400 `validation_failed`; lapsed: 409 `connection_not_connected`.",
+			}),
+		),
+		handedOver: Type.Optional(
+			Type.Boolean({
+				description:
+					"Create only, needs `connection`. The tool receives the share's address: 403 `link_hand_over_not_allowed` when the connection lacks `allowHandOver` or the share holds a hidden record or a file.",
+			}),
+		),
 	},
 	{ additionalProperties: false },
 );
 
+const { connection: _connection, handedOver: _handedOver, ...updatable } = LinkCreate.properties;
+
 const LinkUpdate = Type.Object(
 	{
-		...LinkCreate.properties,
+		...updatable,
 		status: Type.Optional(
 			Type.Union([Type.Literal("active"), Type.Literal("paused"), Type.Literal("revoked")], {
 				description: "`paused` pauses, `active` resumes, `revoked` revokes for good.",
@@ -145,6 +167,8 @@ interface LinkInput {
 	ref?: string | null;
 	identity?: string | null;
 	status?: "active" | "paused" | "revoked";
+	connection?: string;
+	handedOver?: boolean;
 }
 
 /** One line of 1 to 120 characters once trimmed (spec "Limits": stamp text). */
@@ -210,6 +234,26 @@ async function columns(
 	return out;
 }
 
+/** The tool a new share is made for (`connection`) and whether it is handed over to it. */
+async function toolOf(
+	ctx: OperationContext,
+	input: LinkInput,
+): Promise<Pick<LinkTable, "connection" | "handed_over">> {
+	if (input.connection === undefined) {
+		if (input.handedOver) throw invalidField("handedOver", "needs `connection`: the tool it is handed to");
+		return { connection: null, handed_over: 0 };
+	}
+	const handOver = input.handedOver === true;
+	const connection = await connectionForShare(
+		ctx.db,
+		ctx.caller.workspaceId,
+		input.connection,
+		handOver,
+		ctx.now,
+	);
+	return { connection: connection.id, handed_over: handOver ? 1 : 0 };
+}
+
 function actorOf(caller: AccountCaller) {
 	return { kind: "owner" as const, accountId: caller.accountId };
 }
@@ -233,6 +277,7 @@ export const linksCollection = defineCollection<LinkRow, LinkInput, LinkInput>({
 		ref: { type: "text", expr: sql.ref("links.ref"), nullable: true },
 		identity: { type: "text", expr: sql.ref("links.identity"), nullable: true },
 		handedOver: { type: "boolean", expr: sql.ref("links.handed_over") },
+		connection: { type: "text", expr: sql.ref("links.connection"), nullable: true },
 		created: { type: "date", expr: sql.ref("links.created"), sort: true },
 		updated: { type: "date", expr: sql.ref("links.updated"), sort: true },
 	},
@@ -271,6 +316,7 @@ export const linksCollection = defineCollection<LinkRow, LinkInput, LinkInput>({
 		ref: row.ref,
 		identity: row.identity,
 		handedOver: row.handed_over === 1,
+		connection: row.connection,
 		signInClient: row.sign_in_client,
 		created: iso(row.created),
 		updated: iso(row.updated),
@@ -279,16 +325,18 @@ export const linksCollection = defineCollection<LinkRow, LinkInput, LinkInput>({
 		create: async (ctx, input) => {
 			await checkGrants(ctx, input);
 			const changes = await columns(ctx, input);
-			const id = await ctx.db
-				.transaction()
-				.execute((trx) =>
-					createLink(
-						trx,
-						{ ...changes, workspace: ctx.caller.workspaceId, created_by: ctx.caller.accountId },
-						{ records: input.records ?? [], sections: input.sections ?? [] },
-						ctx.now,
-					),
+			const tool = await toolOf(ctx, input);
+			const id = await ctx.db.transaction().execute(async (trx) => {
+				const created = await createLink(
+					trx,
+					{ ...changes, ...tool, workspace: ctx.caller.workspaceId, created_by: ctx.caller.accountId },
+					{ records: input.records ?? [], sections: input.sections ?? [] },
+					ctx.now,
 				);
+				// A share holding a hidden record or a file is never handed to a tool.
+				if (tool.handed_over === 1) await assertHandOverable(trx, created);
+				return created;
+			});
 			return { id };
 		},
 		update: async (ctx, row, input) => {

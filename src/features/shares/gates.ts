@@ -96,6 +96,26 @@ export interface Admitted {
 	view: number;
 }
 
+/**
+ * The gates before the view, in the spec's order: status, password, handshake. Alone, for answers
+ * that carry no value (a 304, a HEAD) yet must be refused exactly as a read would be.
+ */
+export async function passGates(
+	ctx: SharesContext,
+	link: PublicLinkRow,
+	input: GateInput,
+	now: number,
+): Promise<ProvenIdentity | undefined> {
+	await checkStatus(ctx, link, now);
+	await checkPassword(link.password_hash, input.password);
+	return checkHandshake(
+		ctx,
+		{ required: link.require_handshake === 1, scope: "link", slug: link.slug },
+		input,
+		now,
+	);
+}
+
 /** Runs a share's gates in the spec's order for one read that consumes a view. */
 export async function admit(
 	ctx: SharesContext,
@@ -104,14 +124,7 @@ export async function admit(
 	now: number,
 	kind: ViewKind,
 ): Promise<Admitted> {
-	await checkStatus(ctx, link, now);
-	await checkPassword(link.password_hash, input.password);
-	const reader = await checkHandshake(
-		ctx,
-		{ required: link.require_handshake === 1, scope: "link", slug: link.slug },
-		input,
-		now,
-	);
+	const reader = await passGates(ctx, link, input, now);
 	const view = await takeView(ctx, link, now, { kind, reader: reader?.fingerprint ?? null });
 	return { reader, view };
 }

@@ -41,6 +41,7 @@ export async function createLink(
 		identity: null,
 		handed_over: 0,
 		sign_in_client: null,
+		connection: null,
 		...fields,
 		status: "active",
 		view_count: 0,
@@ -84,7 +85,7 @@ const ALLOWED: Record<LinkStatus, readonly LinkStatus[]> = {
 /** Who changes a share's status: named in the revocation notice. */
 export type Actor =
 	| { kind: "owner"; accountId: string }
-	| { kind: "tool"; name: string }
+	| { kind: "tool"; name: string; origin: string }
 	| { kind: "system"; reason: string };
 
 /**
@@ -131,7 +132,11 @@ async function notifyRevoked(
 	const ws = await store.workspaceOwner(db, link.workspace);
 	if (!ws) return;
 	const by =
-		actor.kind === "tool" ? `by the tool ${actor.name}` : actor.kind === "system" ? actor.reason : "by you";
+		actor.kind === "tool"
+			? `by the tool ${actor.name} (${actor.origin})`
+			: actor.kind === "system"
+				? actor.reason
+				: "by you";
 	await createNotification(
 		db,
 		{
@@ -140,7 +145,12 @@ async function notifyRevoked(
 			kind: "link_revoked",
 			title: `Share revoked: ${link.label || "untitled share"}`,
 			body: `The share was revoked ${by}; its address no longer opens.`,
-			data: { link: link.id, by: actor.kind },
+			// A tool is named by its origin (what it is) and the name it gives itself (a claim).
+			data: {
+				link: link.id,
+				by: actor.kind,
+				...(actor.kind === "tool" ? { tool: actor.origin, toolName: actor.name } : {}),
+			},
 		},
 		now,
 	);

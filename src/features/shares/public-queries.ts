@@ -6,7 +6,10 @@ import { param, prepare } from "../../db/prepared.ts";
 import type { Database, LinkTable, LinkTokenTable, ReadKind, RecordTable } from "../../db/schema.ts";
 
 /** A link with what its public pages show of the sharer. */
-export type PublicLinkRow = Omit<LinkTable, "created_by" | "created" | "updated" | "sign_in_client"> & {
+export type PublicLinkRow = Omit<
+	LinkTable,
+	"created_by" | "created" | "updated" | "sign_in_client" | "connection"
+> & {
 	sharer_name: string;
 	identity_name: string | null;
 	identity_fingerprint: string | null;
@@ -244,9 +247,13 @@ function compilePublicQueries(db: Kysely<Database>) {
 			.where("lr.link", "=", param("link"))
 			.where("r.workspace", "=", param("workspace"))
 			.unionAll((eb) =>
+				// CROSS JOIN keeps SQLite's join order: the share's sections, then their records by
+				// `records_section`. With an inner join and no statistics SQLite walked every record of
+				// the workspace (`records_workspace_updated`) and probed each against the share, so a
+				// resolve grew with the vault. PostgreSQL reorders it freely.
 				eb
 					.selectFrom("link_sections as ls")
-					.innerJoin("records as r", "r.section", "ls.section")
+					.crossJoin("records as r")
 					.leftJoin("records as t", "t.id", "r.alias")
 					.select(recordColumns("r"))
 					.select([
@@ -255,6 +262,7 @@ function compilePublicQueries(db: Kysely<Database>) {
 						"ls.position as pos",
 						sql<number>`0`.as("section_pos"),
 					])
+					.whereRef("r.section", "=", "ls.section")
 					.where("ls.link", "=", param("link"))
 					.where("r.workspace", "=", param("workspace")),
 			),

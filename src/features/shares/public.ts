@@ -63,7 +63,17 @@ export async function resolve(
 	now: number,
 	kind: ViewKind = "api",
 ) {
-	const link = await findBySlug(ctx, slug);
+	return resolveLink(ctx, await findBySlug(ctx, slug), input, now, kind);
+}
+
+/** The resolve of a share already found by its slug (the share page reads the row first). */
+export async function resolveLink(
+	ctx: SharesContext,
+	link: PublicLinkRow,
+	input: ResolveInput,
+	now: number,
+	kind: ViewKind,
+) {
 	const { reader, view } = await admit(ctx, link, input, now, kind);
 
 	const granted = await readGrants(ctx, link);

@@ -2,10 +2,11 @@
 // for answers (which are shares in the responder's workspace) keeping the answer's share and
 // asking what it grants. Nothing outside this feature touches its store or compiled queries.
 import type { Kysely, Transaction } from "kysely";
-import type { Database } from "../../db/schema.ts";
+import type { Database, LinkTable } from "../../db/schema.ts";
 import { AppError } from "../../http/errors.ts";
+import type { GrantHooks } from "./grant-hooks.ts";
 import { grantsOf } from "./granted.ts";
-import { createLink, type LinkStatus, type NewLink } from "./lifecycle.ts";
+import { changeLinkStatus, createLink, type LinkStatus, type NewLink } from "./lifecycle.ts";
 import * as store from "./store.ts";
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -55,4 +56,33 @@ export async function renewLink(
 /** Whether the share grants any record (directly or through sections) besides `excluding`. */
 export async function grantsBeyond(db: Db, linkId: string, excluding: readonly string[]): Promise<boolean> {
 	return (await store.countGrantedExcept(db, linkId, excluding)) > 0;
+}
+
+/** At most this many of a tool's shares are listed to it, newest first. */
+export const TOOL_LINKS_MAX = 1000;
+
+/** The shares a connected tool's proposals became, newest first. */
+export function toolLinks(db: Db, connectionId: string): Promise<LinkTable[]> {
+	return store.linksOfConnection(db, connectionId, TOOL_LINKS_MAX);
+}
+
+/**
+ * A tool revokes a share its proposal became (spec: `POST /api/connection/links/{id}/revoke`):
+ * through the one transition table, so revoking again succeeds and the owner is told which tool
+ * did it. Another tool's share, or the owner's own, answers `link_not_found`.
+ */
+export async function revokeForTool(
+	db: Kysely<Database>,
+	connectionId: string,
+	linkId: string,
+	tool: { name: string; origin: string },
+	now: number,
+	hooks: GrantHooks,
+): Promise<LinkTable> {
+	return db.transaction().execute(async (trx) => {
+		const link = await store.findToolLink(trx, connectionId, linkId);
+		if (!link) throw new AppError("link_not_found", "No share of this tool has that id");
+		await changeLinkStatus(trx, link, "revoked", { kind: "tool", ...tool }, now, hooks);
+		return { ...link, status: "revoked" as const, updated: now };
+	});
 }

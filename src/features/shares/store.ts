@@ -187,3 +187,24 @@ export async function countGrantedExcept(
 		.executeTakeFirstOrThrow();
 	return Number(row.n);
 }
+
+/** The shares a connected tool's proposals became, newest first (at most `limit`). */
+export function linksOfConnection(db: Db, connectionId: string, limit: number) {
+	return db
+		.selectFrom("links")
+		.selectAll()
+		.where("connection", "=", connectionId)
+		.orderBy("created", "desc")
+		.orderBy("id", "desc")
+		.limit(limit)
+		.execute();
+}
+
+export function findToolLink(db: Db, connectionId: string, id: string) {
+	return db
+		.selectFrom("links")
+		.selectAll()
+		.where("connection", "=", connectionId)
+		.where("id", "=", id)
+		.executeTakeFirst();
+}

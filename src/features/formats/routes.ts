@@ -1,0 +1,26 @@
+// The share formats (spec "What the service does" 12; "Shares": `/s/{slug}`, `/dav/s/{slug}/`):
+// the share page with its CSV, vCard and iCalendar forms, and the read-only addressbook. Both
+// read shares through one shares context, built here once per app.
+import crypto from "node:crypto";
+import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import { serverClaim } from "../server/claim.ts";
+import { sharesContext } from "../shares/context.ts";
+import { davRoutes } from "./dav-routes.ts";
+import { pageRoutes } from "./page-routes.ts";
+
+export const formatRoutes: FastifyPluginAsyncTypebox = async (app) => {
+	const shares = sharesContext(
+		app.store.db,
+		serverClaim(app.config, app.rootKey.fingerprint),
+		app.grantHooks,
+	);
+	// The ETags' key: from the root key, so every node (and a restarted one) gives the same tags.
+	const etagKey = crypto
+		.createHash("sha256")
+		.update("share-format-etag-v1\0")
+		.update(app.rootKey.privateKey.export({ type: "pkcs8", format: "der" }))
+		.digest();
+	const ctx = { ...shares, etagKey };
+	await app.register(pageRoutes, { ctx });
+	await app.register(davRoutes, { ctx });
+};
