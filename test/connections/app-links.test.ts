@@ -1,0 +1,241 @@
+// The app-link grammar (spec "App links"): `svc://p` and `svc://connect` exactly as the tables say,
+// a malformed link refused as a whole with the parameter at fault named.
+import assert from "node:assert/strict";
+import crypto from "node:crypto";
+import { describe, test } from "node:test";
+import {
+	AppLinkError,
+	checkCode,
+	parseAppLink,
+	parseConnectLink,
+	parseProposalLink,
+} from "../../src/lib/app-links.ts";
+
+const CHALLENGE = crypto.createHash("sha256").update("verifier-".padEnd(50, "x")).digest("base64url");
+
+function refused(fn: () => unknown, parameter: string) {
+	assert.throws(fn, (err: unknown) => {
+		assert.ok(err instanceof AppLinkError, String(err));
+		assert.equal(err.parameter, parameter, err.message);
+		return true;
+	});
+}
+
+const p = (query: string) => `svc://p?${query}`;
+
+describe("svc://p", () => {
+	test("a full proposal, every parameter percent-decoded (a space as %20, + stays a plus)", () => {
+		const link = p(
+			[
+				"label=Rental%20application%20%2B%20ID",
+				"keys=email,phone_number,id-card",
+				"from=Flat%20finder",
+				"template=Renting",
+				"days=30",
+				"stamp=%20For%20Acme%20only%20",
+				"purpose=application",
+				"client=https%3A%2F%2Ftool.example",
+				"redirect=https%3A%2F%2Ftool.example%2Fback%3Fx%3D1",
+				"state=abc.DEF_~-1",
+				"ref=case+42",
+				`challenge=${CHALLENGE}`,
+				"revoke_reason=When%20you%20move",
+				"links_reason=To%20show%20status",
+				"poll=https%3A%2F%2Fsvc.example",
+			].join("&"),
+		);
+		assert.deepEqual(parseProposalLink(link), {
+			label: "Rental application + ID",
+			keys: ["email", "phone_number", "id-card"],
+			from: "Flat finder",
+			template: "Renting",
+			days: 30,
+			stamp: "For Acme only",
+			purpose: "application",
+			client: "https://tool.example",
+			redirect: "https://tool.example/back?x=1",
+			state: "abc.DEF_~-1",
+			ref: "case+42",
+			challenge: CHALLENGE,
+			revokeReason: "When you move",
+			linksReason: "To show status",
+			poll: "https://svc.example",
+		});
+	});
+
+	test("the minimum: label and keys", () => {
+		assert.deepEqual(parseProposalLink(p("label=A&keys=a")), { label: "A", keys: ["a"] });
+		assert.deepEqual(parseAppLink(p("keys=a&label=A")), { kind: "proposal", label: "A", keys: ["a"] });
+	});
+
+	test("limits at the edge are accepted", () => {
+		const keys = Array.from({ length: 50 }, (_, i) => `k${i}`).join(",");
+		const out = parseProposalLink(
+			p(
+				`label=${"é".repeat(120)}&keys=${keys}&from=${"x".repeat(40)}&template=${"t".repeat(80)}&days=365&ref=${"r".repeat(80)}&stamp=${"s".repeat(120)}&revoke_reason=${"v".repeat(120)}&links_reason=${"l".repeat(120)}`,
+			),
+		);
+		assert.equal(out.keys.length, 50);
+		assert.equal(out.days, 365);
+		assert.equal(parseProposalLink(p(`label=A&keys=${"a".repeat(64)}&days=1`)).days, 1);
+	});
+
+	const cases: [string, string, string][] = [
+		["label missing", "keys=a", "label"],
+		["label empty", "label=&keys=a", "label"],
+		["label over 120", `label=${"x".repeat(121)}&keys=a`, "label"],
+		["label with a newline", "label=a%0Ab&keys=a", "label"],
+		["keys missing", "label=A", "keys"],
+		["keys empty", "label=A&keys=", "keys"],
+		["51 keys", `label=A&keys=${Array.from({ length: 51 }, (_, i) => `k${i}`).join(",")}`, "keys"],
+		["an upper-case key", "label=A&keys=Email", "keys"],
+		["a key of 65", `label=A&keys=${"a".repeat(65)}`, "keys"],
+		["an empty key", "label=A&keys=a,,b", "keys"],
+		["a repeated key", "label=A&keys=a,a", "keys"],
+		["from over 40", `label=A&keys=a&from=${"x".repeat(41)}`, "from"],
+		["template over 80", `label=A&keys=a&template=${"x".repeat(81)}`, "template"],
+		["days 0", "label=A&keys=a&days=0", "days"],
+		["days 366", "label=A&keys=a&days=366", "days"],
+		["days 1.5", "label=A&keys=a&days=1.5", "days"],
+		["days 07", "label=A&keys=a&days=07", "days"],
+		["stamp over 120", `label=A&keys=a&stamp=${"x".repeat(121)}`, "stamp"],
+		["stamp blank", "label=A&keys=a&stamp=%20%20", "stamp"],
+		["purpose other", "label=A&keys=a&purpose=rent&stamp=x", "purpose"],
+		["purpose without stamp", "label=A&keys=a&purpose=application", "purpose"],
+		["client http", "label=A&keys=a&client=http%3A%2F%2Ftool.example", "client"],
+		["client with a path", "label=A&keys=a&client=https%3A%2F%2Ftool.example%2Fx", "client"],
+		[
+			"client loopback without allowLoopback",
+			"label=A&keys=a&client=http%3A%2F%2F127.0.0.1%3A3000",
+			"client",
+		],
+		["redirect without client", "label=A&keys=a&redirect=https%3A%2F%2Ftool.example%2Fb", "redirect"],
+		[
+			"redirect on another origin",
+			"label=A&keys=a&client=https%3A%2F%2Ftool.example&redirect=https%3A%2F%2Fevil.example%2Fb",
+			"redirect",
+		],
+		["state without redirect", "label=A&keys=a&client=https%3A%2F%2Ftool.example&state=s", "state"],
+		[
+			"state with a space",
+			"label=A&keys=a&client=https%3A%2F%2Ftool.example&redirect=https%3A%2F%2Ftool.example%2Fb&state=a%20b",
+			"state",
+		],
+		[
+			"state of 129",
+			`label=A&keys=a&client=https%3A%2F%2Ftool.example&redirect=https%3A%2F%2Ftool.example%2Fb&state=${"s".repeat(129)}`,
+			"state",
+		],
+		["ref over 80", `label=A&keys=a&ref=${"x".repeat(81)}`, "ref"],
+		[
+			"challenge without state",
+			`label=A&keys=a&client=https%3A%2F%2Ftool.example&redirect=https%3A%2F%2Ftool.example%2Fb&challenge=${CHALLENGE}`,
+			"challenge",
+		],
+		[
+			"challenge not S256",
+			"label=A&keys=a&client=https%3A%2F%2Ftool.example&redirect=https%3A%2F%2Ftool.example%2Fb&state=s&challenge=abc",
+			"challenge",
+		],
+		["revoke_reason over 120", `label=A&keys=a&revoke_reason=${"x".repeat(121)}`, "revoke_reason"],
+		["links_reason over 120", `label=A&keys=a&links_reason=${"x".repeat(121)}`, "links_reason"],
+		["poll without client", "label=A&keys=a&poll=https%3A%2F%2Fsvc.example", "poll"],
+		[
+			"poll with a path",
+			"label=A&keys=a&client=https%3A%2F%2Ftool.example&poll=https%3A%2F%2Fsvc.example%2Fapi",
+			"poll",
+		],
+		["an unknown parameter", "label=A&keys=a&colour=red", "colour"],
+		["a parameter twice", "label=A&keys=a&label=B", "label"],
+		["bad percent-encoding", "label=%E0%A4%A&keys=a", "label"],
+	];
+	for (const [name, query, parameter] of cases) {
+		test(`refused as a whole: ${name} (names ${parameter})`, () =>
+			refused(() => parseProposalLink(p(query)), parameter));
+	}
+
+	test("not a proposal link at all", () => {
+		for (const link of [
+			"https://p?label=A&keys=a",
+			"svc://px?label=A&keys=a",
+			"svc://p#x",
+			"svc://p?label=A&keys=a#frag",
+		]) {
+			refused(() => parseProposalLink(link), "link");
+		}
+		refused(() => parseAppLink("svc://present?x=1"), "link");
+	});
+
+	test("loopback tool origins with allowLoopback (development)", () => {
+		const out = parseProposalLink(
+			p(
+				"label=A&keys=a&client=http%3A%2F%2F127.0.0.1%3A3000&redirect=http%3A%2F%2F127.0.0.1%3A3000%2Fb&poll=http%3A%2F%2Flocalhost%3A8080",
+			),
+			{ allowLoopback: true },
+		);
+		assert.equal(out.client, "http://127.0.0.1:3000");
+		assert.equal(out.poll, "http://localhost:8080");
+		refused(
+			() =>
+				parseProposalLink(p("label=A&keys=a&client=http%3A%2F%2F10.0.0.1%3A3000"), { allowLoopback: true }),
+			"client",
+		);
+	});
+});
+
+describe("svc://connect", () => {
+	const good = {
+		client: "https://tool.example",
+		name: "Flat finder",
+		redirect: "https://tool.example/connected",
+		state: "st-1",
+		challenge: CHALLENGE,
+	};
+	const link = (params: Record<string, string>) =>
+		`svc://connect?${Object.entries(params)
+			.map(([k, v]) => `${k}=${encodeURIComponent(v)}`)
+			.join("&")}`;
+
+	test("parses all five parameters", () => {
+		assert.deepEqual(parseConnectLink(link(good)), good);
+		assert.deepEqual(parseAppLink(link(good)), { kind: "connect", ...good });
+	});
+
+	for (const missing of Object.keys(good)) {
+		test(`${missing} is required`, () => {
+			const params: Record<string, string> = { ...good };
+			delete params[missing];
+			refused(() => parseConnectLink(link(params)), missing);
+		});
+	}
+
+	test("each part is checked", () => {
+		refused(() => parseConnectLink(link({ ...good, client: "http://tool.example" })), "client");
+		refused(() => parseConnectLink(link({ ...good, name: "x".repeat(41) })), "name");
+		refused(() => parseConnectLink(link({ ...good, redirect: "https://other.example/" })), "redirect");
+		refused(() => parseConnectLink(link({ ...good, state: "no spaces" })), "state");
+		refused(() => parseConnectLink(link({ ...good, challenge: `${CHALLENGE}=` })), "challenge");
+		refused(() => parseConnectLink(`${link(good)}&poll=https%3A%2F%2Fsvc.example`), "poll");
+	});
+});
+
+describe("svc://auth", () => {
+	test("code and state", () => {
+		const code = crypto.randomBytes(32).toString("base64url");
+		assert.deepEqual(parseAppLink(`svc://auth?code=${code}&state=s1`), { kind: "auth", code, state: "s1" });
+		refused(() => parseAppLink(`svc://auth?code=${code}`), "state");
+		refused(() => parseAppLink("svc://auth?code=short&state=s"), "code");
+	});
+});
+
+describe("check code", () => {
+	test("matches an independent computation for many challenges", async () => {
+		for (let i = 0; i < 50; i++) {
+			const challenge = crypto.randomBytes(32).toString("base64url").slice(0, 43);
+			const digest = crypto.createHash("sha256").update(challenge).digest();
+			const hex = digest.subarray(0, 3).toString("hex").toUpperCase();
+			assert.equal(await checkCode(challenge), `${hex.slice(0, 3)}-${hex.slice(3)}`);
+		}
+		assert.match(await checkCode(CHALLENGE), /^[0-9A-F]{3}-[0-9A-F]{3}$/);
+	});
+});
