@@ -286,7 +286,7 @@ describe("members", () => {
 		);
 	});
 
-	test("an admin changes a role; the owner's membership is fixed", async () => {
+	test("an admin changes a role; an owner is above an admin; the last owner stays", async () => {
 		const mid = await memberId(member);
 		const res = await call(admin, "PATCH", `${MEMBERS}/${mid}`, { role: "admin" }, id);
 		assert.equal(res.statusCode, 200, res.body);
@@ -295,10 +295,12 @@ describe("members", () => {
 		const oid = await memberId(owner);
 		const refused = await call(admin, "PATCH", `${MEMBERS}/${oid}`, { role: "member" }, id);
 		assert.equal(refused.statusCode, 403);
-		assert.equal(refused.json().code, "forbidden");
-		assert.equal((await call(owner, "DELETE", `${MEMBERS}/${oid}`, undefined, id)).statusCode, 403);
-		const toOwner = await call(owner, "PATCH", `${MEMBERS}/${mid}`, { role: "owner" }, id);
-		assert.equal(toOwner.statusCode, 400);
+		assert.equal(refused.json().code, "member_role_above_own");
+		const last = await call(owner, "DELETE", `${MEMBERS}/${oid}`, undefined, id);
+		assert.equal(last.statusCode, 409);
+		assert.equal(last.json().code, "member_last_owner");
+		const bogus = await call(owner, "PATCH", `${MEMBERS}/${mid}`, { role: "boss" }, id);
+		assert.equal(bogus.statusCode, 400);
 	});
 
 	test("the new role applies on the member's next request", async () => {

@@ -83,3 +83,23 @@ export function listMemberships(db: Db, accountId: string) {
 		.orderBy("members.id")
 		.execute();
 }
+
+/** Serialises changes to one account (the passkeys' idiom): false when the account is gone. */
+export async function lockAccount(db: Db, accountId: string): Promise<boolean> {
+	const r = await db
+		.updateTable("accounts")
+		.set((eb) => ({ updated: eb.ref("updated") }))
+		.where("id", "=", accountId)
+		.executeTakeFirst();
+	return r.numUpdatedRows > 0n;
+}
+
+/**
+ * The account row, after its workspaces are dealt with. Sessions, passkeys, codes, tickets, API keys,
+ * notifications and file tokens cascade; identities, requests and invitations keep their rows with
+ * the account set to null. Ceremonies name the account without a foreign key: removed here.
+ */
+export async function deleteAccountRows(db: Db, accountId: string): Promise<void> {
+	await db.deleteFrom("passkey_ceremonies").where("account", "=", accountId).execute();
+	await db.deleteFrom("accounts").where("id", "=", accountId).execute();
+}

@@ -1,11 +1,11 @@
 // The `members` collection: members of the active workspace. Owners and admins (scope
-// `member:write`) change roles between `admin` and `member` and remove members; the owner's own
-// membership is fixed. Members join through invitations, never by a create here.
+// `member:write`) change roles and remove members, never above their own role and never the last
+// owner (rules in membership.ts). Members join through invitations, never by a create here.
 import { sql } from "kysely";
 import { Type } from "typebox";
 import { iso, Timestamp } from "../collections/fields.ts";
 import { defineCollection } from "../collections/registry.ts";
-import * as service from "./service.ts";
+import * as membership from "./membership.ts";
 import { type MemberRow, selectMembers } from "./store.ts";
 
 const Role = Type.Union([Type.Literal("owner"), Type.Literal("admin"), Type.Literal("member")]);
@@ -19,7 +19,8 @@ export const Member = Type.Object(
 		name: Type.String({ description: "The member's account name." }),
 		role: Role,
 		owner: Type.Boolean({
-			description: "The workspace's owner (role `owner`; cannot be changed or removed).",
+			description:
+				"The owner of record: an owner, the one notifications meant for the workspace's owner go to (for a personal workspace, the account it belongs to). It moves to another owner when this one stops being one.",
 		}),
 		created: Timestamp("When the member joined."),
 		updated: Timestamp("Last role change."),
@@ -29,8 +30,9 @@ export const Member = Type.Object(
 
 const MemberUpdate = Type.Object(
 	{
-		role: Type.Union([Type.Literal("admin"), Type.Literal("member")], {
-			description: "`admin` or `member`.",
+		role: Type.Union([Type.Literal("owner"), Type.Literal("admin"), Type.Literal("member")], {
+			description:
+				"Never above the caller's own role (`member_role_above_own`); the last owner cannot step down (`member_last_owner`).",
 		}),
 	},
 	{ additionalProperties: false },
@@ -38,9 +40,10 @@ const MemberUpdate = Type.Object(
 
 const rule = (scope: string) => ({ scope, apiKeys: true });
 
-export const membersCollection = defineCollection<MemberRow, never, { role: "admin" | "member" }>({
+export const membersCollection = defineCollection<MemberRow, never, { role: membership.Role }>({
 	name: "members",
-	description: "Members of the active workspace.",
+	description:
+		"Members of the active workspace. Change a role (PATCH) or remove a member (DELETE) with `members:write`, never ranked above your own role (owner > admin > member); a workspace keeps at least one owner; the account a personal workspace belongs to stays its owner. Removing a member revokes the API keys they made for the workspace. Members join through invitations (`invitations`).",
 	schemas: { item: Member, update: MemberUpdate },
 	query: {
 		id: { type: "text", expr: sql.ref("members.id"), sort: true },
@@ -73,7 +76,7 @@ export const membersCollection = defineCollection<MemberRow, never, { role: "adm
 		updated: iso(row.updated),
 	}),
 	handlers: {
-		update: ({ db, now }, row, input) => service.changeRole(db, row, input.role, now),
-		delete: ({ db }, row) => service.removeMember(db, row),
+		update: ({ db, caller, now }, row, input) => membership.changeRole(db, caller, row, input.role, now),
+		delete: ({ db, caller, now }, row) => membership.removeMember(db, caller, row, now),
 	},
 });

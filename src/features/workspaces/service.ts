@@ -1,8 +1,8 @@
 // Workspace rules (spec "Workspace behaviour"): a new workspace has its creator as owner; owners
-// and admins rename it and manage members; only the owner deletes it, and a personal workspace
-// goes only with its account. Deleting is one transaction over everything the workspace holds
+// and admins rename it; an owner deletes it, and a personal workspace goes only with its account.
+// Member rules are in membership.ts. Deleting is one transaction over everything the workspace holds
 // (plus what other features registered in onWorkspaceDeleted); its blobs go after the commit.
-import type { Kysely } from "kysely";
+import type { Kysely, Transaction } from "kysely";
 import type { Database } from "../../db/schema.ts";
 import type { AccountCaller } from "../../http/auth.ts";
 import { AppError } from "../../http/errors.ts";
@@ -61,38 +61,35 @@ export interface DeleteDeps {
 }
 
 export async function deleteWorkspace(deps: DeleteDeps, workspace: store.WorkspaceRow): Promise<void> {
-	const { db, blobs, hooks, caller, now } = deps;
+	const { db, blobs, hooks, now } = deps;
 	if (workspace.personal === 1) {
 		throw new AppError("workspace_personal", "A personal workspace is deleted only with its account");
 	}
-	if (workspace.owner !== caller.accountId)
-		throw new AppError("forbidden", "Only the owner deletes a workspace");
+	if (workspace.role !== "owner") throw new AppError("forbidden", "Only an owner deletes a workspace");
 	// All or nothing: a crash half-way rolls back, and nothing outside the database is touched
 	// until the rows are gone.
-	const keys = await db.transaction().execute(async (trx) => {
-		for (const hook of hooks.onWorkspaceDeleted) await hook(trx, workspace.id, now);
-		const found = await store.fileKeys(trx, workspace.id);
-		await store.deleteWorkspaceRows(trx, workspace.id);
-		return found;
-	});
-	// A blob left by a crash here is unreferenced and goes with the next sweep.
-	for (const key of keys) await blobs.delete(key).catch(() => undefined);
+	const keys = await db.transaction().execute((trx) => deleteWorkspaceIn(trx, hooks, workspace.id, now));
+	await removeBlobs(blobs, keys);
 }
 
-export async function changeRole(
-	db: Kysely<Database>,
-	member: store.MemberRow,
-	role: string,
+/**
+ * The deletion itself, inside the caller's transaction (a workspace's own deletion, or an account's
+ * deletion taking its personal workspace): the hooks, then the rows. Returns the blob keys to
+ * remove once the transaction has committed.
+ */
+export async function deleteWorkspaceIn(
+	trx: Transaction<Database>,
+	hooks: WorkspaceHooks,
+	workspaceId: string,
 	now: number,
-): Promise<void> {
-	if (member.account === member.workspace_owner) {
-		throw new AppError("forbidden", "The owner's membership cannot be changed");
-	}
-	if (role !== member.role) await store.setRole(db, member.id, role, now);
+): Promise<string[]> {
+	for (const hook of hooks.onWorkspaceDeleted) await hook(trx, workspaceId, now);
+	const found = await store.fileKeys(trx, workspaceId);
+	await store.deleteWorkspaceRows(trx, workspaceId);
+	return found;
 }
 
-export async function removeMember(db: Kysely<Database>, member: store.MemberRow): Promise<void> {
-	if (member.account === member.workspace_owner)
-		throw new AppError("forbidden", "The owner cannot be removed");
-	await store.deleteMember(db, member.id);
+/** After the commit. A blob left by a crash here is unreferenced and goes with the next sweep. */
+export async function removeBlobs(blobs: BlobStore, keys: readonly string[]): Promise<void> {
+	for (const key of keys) await blobs.delete(key).catch(() => undefined);
 }

@@ -1,0 +1,137 @@
+// Invitations (docs/api.md "Members and invitations"): a member holding `members:write` invites an
+// email with a role no higher than their own. The invitation is a one-time link like the
+// operator's ticket: 256 random bits, kept only as a SHA-256 hash, good seven days, revocable,
+// listed while open. Whoever holds the link accepts it: signed in, their account joins; or they
+// sign up with a passkey for the invitation's email (even with sign-ups off), and the account is
+// created and joins in the registration's one transaction.
+//
+// Accepting, in order: the invitation exists (`invitation_invalid`), is not revoked
+// (`invitation_revoked`), not accepted (`invitation_used`), not expired (`invitation_expired`); the
+// account is not a member yet (`member_exists`, nothing spent); then one conditional UPDATE spends
+// it, so of two accounts accepting at once exactly one joins.
+import type { Kysely, Transaction } from "kysely";
+import type { Database } from "../../db/schema.ts";
+import type { AccountCaller } from "../../http/auth.ts";
+import { AppError } from "../../http/errors.ts";
+import { newId, randomToken, sha256Hex } from "../../lib/crypto.ts";
+import { isValidEmail, normalizeEmail } from "../accounts/service.ts";
+import { invalidField } from "../collections/fields.ts";
+import { callerRole, type Role, roleWithin } from "../workspaces/membership.ts";
+import * as workspaces from "../workspaces/store.ts";
+import * as store from "./store.ts";
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+export const INVITATION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+
+/** The console page that takes the link; the token rides in the fragment, never sent to a server. */
+export function invitationUrl(origin: string, token: string): string {
+	return `${origin}/app/invite#${token}`;
+}
+
+export async function createInvitation(
+	db: Kysely<Database>,
+	caller: AccountCaller,
+	input: { email: string; role: Role },
+	now: number,
+): Promise<{ id: string; token: string }> {
+	const email = normalizeEmail(input.email);
+	if (!isValidEmail(email)) throw invalidField("email", "must be a valid email address");
+	const held = await callerRole(db, caller);
+	if (!roleWithin(held, input.role)) {
+		throw new AppError("member_role_above_own", `The role ${input.role} is above your own (${held})`, {
+			extra: { role: input.role },
+		});
+	}
+	if (await workspaces.memberByEmail(db, caller.workspaceId, email)) {
+		throw new AppError("member_exists", "An account with this email is already a member");
+	}
+	const token = randomToken(32);
+	const id = newId();
+	await store.insertInvitation(db, {
+		id,
+		workspace: caller.workspaceId,
+		token_hash: sha256Hex(token),
+		email,
+		role: input.role,
+		status: "open",
+		invited_by: caller.accountId,
+		accepted_by: null,
+		expires_at: now + INVITATION_TTL_MS,
+		created: now,
+		updated: now,
+	});
+	return { id, token };
+}
+
+export async function revokeInvitation(db: Db, workspaceId: string, id: string, now: number): Promise<void> {
+	if (!(await store.markRevoked(db, workspaceId, id, now))) throw new AppError("not_found");
+}
+
+type Found = NonNullable<Awaited<ReturnType<typeof store.findByTokenHash>>>;
+
+/** The invitation behind a token, refused with its own code unless it can still be accepted. */
+export async function liveInvitation(db: Db, token: string, now: number): Promise<Found> {
+	const row = await store.findByTokenHash(db, sha256Hex(token));
+	if (!row) throw new AppError("invitation_invalid", "No invitation matches this link");
+	return checkLive(row, now);
+}
+
+function checkLive(row: Found, now: number): Found {
+	if (row.status === "revoked") throw new AppError("invitation_revoked", "This invitation was revoked");
+	if (row.status === "accepted")
+		throw new AppError("invitation_used", "This invitation was already accepted");
+	if (row.expires_at <= now) throw new AppError("invitation_expired", "This invitation has expired");
+	return row;
+}
+
+/** What the invitee sees before accepting: no ids beyond the workspace's, never the token. */
+export async function previewInvitation(db: Db, token: string, now: number) {
+	const row = await liveInvitation(db, token, now);
+	return {
+		workspace: { id: row.workspace, name: row.workspace_name },
+		email: row.email,
+		role: row.role as Role,
+		invitedBy: row.invited_by_name,
+		expiresAt: new Date(row.expires_at).toISOString(),
+	};
+}
+
+/**
+ * Joins `accountId` to the invitation's workspace inside `trx` and spends the invitation. The
+ * workspace lock makes the membership check and the insert one step, so joining twice is
+ * `member_exists`, never a broken unique index.
+ */
+export async function acceptIn(
+	trx: Transaction<Database>,
+	tokenHash: string,
+	accountId: string,
+	now: number,
+): Promise<{ workspace: string; role: Role }> {
+	const found = await store.findByTokenHash(trx, tokenHash);
+	if (!found) throw new AppError("invitation_invalid", "No invitation matches this link");
+	if (!(await workspaces.lockWorkspace(trx, found.workspace))) {
+		throw new AppError("invitation_invalid", "The workspace no longer exists");
+	}
+	// Read again under the lock: another acceptance may have committed meanwhile.
+	const row = checkLive((await store.findByTokenHash(trx, tokenHash)) ?? found, now);
+	if (await workspaces.findMembership(trx, row.workspace, accountId)) {
+		throw new AppError("member_exists", "You are already a member of this workspace");
+	}
+	if (!(await store.markAccepted(trx, row.id, accountId, now))) {
+		throw new AppError("invitation_used", "This invitation was accepted meanwhile");
+	}
+	await workspaces.insertMember(trx, {
+		id: newId(),
+		workspace: row.workspace,
+		account: accountId,
+		role: row.role,
+		created: now,
+		updated: now,
+	});
+	return { workspace: row.workspace, role: row.role as Role };
+}
+
+export function acceptInvitation(db: Kysely<Database>, token: string, accountId: string, now: number) {
+	return db.transaction().execute((trx) => acceptIn(trx, sha256Hex(token), accountId, now));
+}
