@@ -1,13 +1,23 @@
-// The delivery outbox loop: every second, one drain pass at the app clock's time. All state is in
-// the outbox table, so a restarted node (or another node on the same PostgreSQL) carries on where
+// The delivery outbox loop: every second, one drain pass at the app clock's time, running each
+// queue's pass in turn (callback deliveries, grant event batches to other servers). All state is
+// in the database, so a restarted node (or another node on the same PostgreSQL) carries on where
 // this one stopped. Tests do not start the loop: they call drainOnce(now) with a ManualClock.
-import {
-	type DeliveryDeps,
-	type DrainResult,
-	drainOnce,
-	MAX_PER_DRAIN,
-} from "../features/callbacks/service.ts";
+import { type DrainResult, MAX_PER_DRAIN } from "../features/callbacks/service.ts";
 import type { Clock } from "../lib/clock.ts";
+
+/** One queue's pass at `now`. */
+export type DrainPass = (now: number) => Promise<DrainResult>;
+
+async function drainAll(passes: readonly DrainPass[], now: number): Promise<DrainResult> {
+	const total: DrainResult = { delivered: 0, retrying: 0, failed: 0 };
+	for (const pass of passes) {
+		const r = await pass(now);
+		total.delivered += r.delivered;
+		total.retrying += r.retrying;
+		total.failed += r.failed;
+	}
+	return total;
+}
 
 export const OUTBOX_INTERVAL_MS = 1000;
 
@@ -20,14 +30,18 @@ export interface OutboxWorker {
 	stop(): Promise<void>;
 }
 
-export function createOutboxWorker(deps: DeliveryDeps & { clock: Clock }): OutboxWorker {
+export function createOutboxWorker(deps: {
+	passes: readonly DrainPass[];
+	clock: Clock;
+	log?: { error(obj: unknown, msg?: string): void };
+}): OutboxWorker {
 	let timer: NodeJS.Timeout | undefined;
 	let running: Promise<unknown> = Promise.resolve();
 	let stopped = true;
 
 	const tick = (intervalMs: number) => {
 		let full = false;
-		running = drainOnce(deps, deps.clock.now())
+		running = drainAll(deps.passes, deps.clock.now())
 			.then((r) => {
 				// A pass that hit its cap left more due: go on at once instead of a second later.
 				full = r.delivered + r.retrying + r.failed >= MAX_PER_DRAIN;
@@ -44,7 +58,7 @@ export function createOutboxWorker(deps: DeliveryDeps & { clock: Clock }): Outbo
 	};
 
 	return {
-		drainOnce: (now) => drainOnce(deps, now),
+		drainOnce: (now) => drainAll(deps.passes, now),
 		start(intervalMs = OUTBOX_INTERVAL_MS) {
 			if (!stopped) return;
 			stopped = false;

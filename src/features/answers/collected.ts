@@ -37,6 +37,20 @@ async function valuesOf(db: Kysely<Database>, row: AnswerRow, items: TemplateIte
 	return values.sort((a, b) => (order.get(a.key) ?? 1e9) - (order.get(b.key) ?? 1e9));
 }
 
+/** Reads remote answers' values (grouped by server, one bulk read each); undefined when the server cannot be asked. */
+export type RemoteReader = (
+	server: string,
+	/** `changedAt`: when a signed event last told of a change (ms); values kept from before are read again. */
+	grants: { id: string; token: string; changedAt: number }[],
+) => Promise<Map<string, { status: string; values: RemoteValue[] }> | undefined>;
+
+export interface RemoteValue {
+	key: string;
+	type: "value" | "file";
+	value: string | null;
+	file: { name: string; type: string; size: number; sha256: string } | null;
+}
+
 export async function requestLinks(
 	db: Kysely<Database>,
 	workspaceId: string,
@@ -44,6 +58,7 @@ export async function requestLinks(
 	page: number,
 	perPage: number,
 	now: number,
+	readRemote?: RemoteReader,
 ) {
 	const request = await findWorkspaceRequest(db, workspaceId, requestId);
 	const items = JSON.parse(request.items) as TemplateItem[];
@@ -51,8 +66,55 @@ export async function requestLinks(
 		store.countAnswers(db, request.id),
 		store.answersOfRequest(db, request.id, perPage, (page - 1) * perPage),
 	]);
+	// Remote answers: one bulk read per server for the page.
+	const byServer = new Map<string, { id: string; token: string; changedAt: number }[]>();
+	for (const row of rows) {
+		if (row.server === null || !row.grant_id || !row.grant_token) continue;
+		const list = byServer.get(row.server) ?? [];
+		list.push({ id: row.grant_id, token: row.grant_token, changedAt: row.remote_at ?? 0 });
+		byServer.set(row.server, list);
+	}
+	const remote = new Map<string, Map<string, { status: string; values: RemoteValue[] }> | undefined>();
+	for (const [server, grants] of byServer)
+		remote.set(server, readRemote ? await readRemote(server, grants) : undefined);
+	const labels = new Map(items.map((i) => [i.key, i.label]));
 	const out = [];
 	for (const row of rows) {
+		if (row.server !== null) {
+			const read = remote.get(row.server);
+			const got = read?.get(row.grant_id ?? "");
+			const status = got
+				? got.status === "not_found"
+					? "revoked"
+					: got.status
+				: (row.remote_status ?? "active");
+			out.push({
+				responseId: row.id,
+				linkId: row.id,
+				slug: "",
+				remote: true,
+				server: row.server,
+				status,
+				...(read === undefined ? { unreachable: true } : {}),
+				identity: row.identity ?? "",
+				identifier: row.identifier,
+				senderName: row.sender_name,
+				values:
+					got && status === "active"
+						? got.values.map((v) => ({
+								key: v.key,
+								label: labels.get(v.key) ?? v.key,
+								recordId: "",
+								type: v.type,
+								value: v.value,
+								file: v.file,
+							}))
+						: [],
+				created: new Date(row.created).toISOString(),
+				updated: new Date(row.updated).toISOString(),
+			});
+			continue;
+		}
 		const status =
 			row.status === null
 				? "revoked"

@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Type } from "typebox";
 import { type AccountCaller, optionalCaller, requireAccount, requireScope } from "../../http/auth.ts";
 import { errors } from "../../http/schemas.ts";
+import { createRemoteReader } from "../grants/remote-cache.ts";
 import { requestLinks } from "./collected.ts";
 import { onWorkspaceDeleted, registerAnswerHooks, sweepExpiredAnswers } from "./grant-events.ts";
 import { MAX_VALUE_LENGTH, submitAnswer } from "./submit.ts";
@@ -51,6 +52,12 @@ const Collected = Type.Object({
 		description: "The answer's share slug while it is active (read files through it); empty otherwise.",
 	}),
 	remote: Type.Boolean({ description: "True for an answer kept on another server." }),
+	unreachable: Type.Optional(
+		Type.Boolean({
+			description:
+				"Only on a remote answer whose server could not be asked: then `values` is empty and `status` is the last one a signed event told.",
+		}),
+	),
 	server: Type.Optional(Type.String({ description: "That server's domain, for a remote answer." })),
 	status: Type.String({
 		description: "`active`, `paused`, `expired` or `revoked` (also for a deleted answer).",
@@ -85,6 +92,14 @@ const SWEEP_MS = 60_000;
 
 export const answerRoutes: FastifyPluginAsyncTypebox = async (app) => {
 	const db = app.store.db;
+	const readRemote = createRemoteReader(
+		() => ({
+			dnsServers: app.config.dnsServers,
+			peerOverrides: app.config.peerOverrides,
+			now: app.clock.now(),
+		}),
+		() => app.clock.now(),
+	);
 	registerAnswerHooks(app.grantHooks);
 	app.workspaceHooks.onWorkspaceDeleted.push((trx, workspaceId, now) =>
 		onWorkspaceDeleted(trx, workspaceId, now),
@@ -154,7 +169,15 @@ export const answerRoutes: FastifyPluginAsyncTypebox = async (app) => {
 			const caller = request.caller as AccountCaller;
 			requireScope(caller, "request:read");
 			const { page = 1, perPage = 30 } = request.query;
-			return requestLinks(db, caller.workspaceId, request.params.id, page, perPage, app.clock.now());
+			return requestLinks(
+				db,
+				caller.workspaceId,
+				request.params.id,
+				page,
+				perPage,
+				app.clock.now(),
+				readRemote,
+			);
 		},
 	);
 };

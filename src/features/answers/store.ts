@@ -1,6 +1,6 @@
 // Kysely queries for answers: the answer rows, the links they are, and which answers a record
 // change reaches (directly, through a section, or through an alias).
-import type { Kysely, Transaction } from "kysely";
+import type { ExpressionBuilder, Kysely, Transaction } from "kysely";
 import type { Database, RequestAnswerTable } from "../../db/schema.ts";
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -51,11 +51,42 @@ export function answersInWorkspace(db: Db, workspaceId: string) {
 }
 
 /**
- * Active answer links that resolve any of `records`: naming one, naming its section, or naming
- * (or holding in a named section) a record that aliases one.
+ * The condition "this link resolves any of `records`": naming one, naming its section, or naming
+ * (or holding in a named section) a record that aliases one. For answer links here and for grants
+ * handed to another server (grants/store.ts).
  */
-export function answerLinksResolving(db: Db, records: readonly string[]) {
+export function resolvesAnyOf(records: readonly string[]) {
 	const ids = [...records];
+	return (eb: ExpressionBuilder<Database, "links">) => {
+		const reached = eb
+			.selectFrom("records")
+			.select("records.id")
+			.where((w) => w.or([w("records.id", "in", ids), w("records.alias", "in", ids)]));
+		const reachedSections = eb
+			.selectFrom("records")
+			.select("records.section")
+			.where("records.section", "is not", null)
+			.where((w) => w.or([w("records.id", "in", ids), w("records.alias", "in", ids)]));
+		return eb.or([
+			eb(
+				"links.id",
+				"in",
+				eb.selectFrom("link_records").select("link_records.link").where("link_records.record", "in", reached),
+			),
+			eb(
+				"links.id",
+				"in",
+				eb
+					.selectFrom("link_sections")
+					.select("link_sections.link")
+					.where("link_sections.section", "in", reachedSections),
+			),
+		]);
+	};
+}
+
+/** Active answer links that resolve any of `records`. */
+export function answerLinksResolving(db: Db, records: readonly string[]) {
 	return db
 		.selectFrom("links")
 		.innerJoin("request_answers", "request_answers.id", "links.id")
@@ -70,35 +101,7 @@ export function answerLinksResolving(db: Db, records: readonly string[]) {
 			"request_answers.request",
 		])
 		.where("links.status", "=", "active")
-		.where((eb) => {
-			const reached = eb
-				.selectFrom("records")
-				.select("records.id")
-				.where((w) => w.or([w("records.id", "in", ids), w("records.alias", "in", ids)]));
-			const reachedSections = eb
-				.selectFrom("records")
-				.select("records.section")
-				.where("records.section", "is not", null)
-				.where((w) => w.or([w("records.id", "in", ids), w("records.alias", "in", ids)]));
-			return eb.or([
-				eb(
-					"links.id",
-					"in",
-					eb
-						.selectFrom("link_records")
-						.select("link_records.link")
-						.where("link_records.record", "in", reached),
-				),
-				eb(
-					"links.id",
-					"in",
-					eb
-						.selectFrom("link_sections")
-						.select("link_sections.link")
-						.where("link_sections.section", "in", reachedSections),
-				),
-			]);
-		})
+		.where(resolvesAnyOf(records))
 		.execute();
 }
 
@@ -114,6 +117,10 @@ export function answersOfRequest(db: Db, requestId: string, limit: number, offse
 			"request_answers.sender_name",
 			"request_answers.data",
 			"request_answers.server",
+			"request_answers.grant_id",
+			"request_answers.grant_token",
+			"request_answers.remote_status",
+			"request_answers.remote_at",
 			"request_answers.minted",
 			"request_answers.entries",
 			"request_answers.created",
@@ -142,14 +149,30 @@ export async function countAnswers(db: Db, requestId: string): Promise<number> {
 	return Number(row.n);
 }
 
-/** Active answer links past their expiry, for the expiry sweep. */
+/** Active answer links and grants handed to another server past their expiry, for the expiry sweep. */
 export function expiredAnswerLinks(db: Db, now: number, limit: number) {
-	return db
-		.selectFrom("links")
-		.innerJoin("request_answers", "request_answers.id", "links.id")
-		.select("links.id")
-		.where("links.status", "=", "active")
-		.where("links.expires_at", "<=", now)
-		.limit(limit)
-		.execute();
+	return (
+		db
+			.selectFrom("links")
+			.select("links.id")
+			.where("links.status", "=", "active")
+			.where("links.expires_at", "<=", now)
+			// Answers kept here, and grants handed to another server (whose events go there).
+			.where((eb) =>
+				eb.or([
+					eb.exists(
+						eb.selectFrom("request_answers").select("id").whereRef("request_answers.id", "=", "links.id"),
+					),
+					eb.exists(
+						eb
+							.selectFrom("grant_tokens")
+							.select("link")
+							.whereRef("grant_tokens.link", "=", "links.id")
+							.where("grant_tokens.peer", "is not", null),
+					),
+				]),
+			)
+			.limit(limit)
+			.execute()
+	);
 }

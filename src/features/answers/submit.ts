@@ -89,7 +89,7 @@ export function checkValue(key: string, type: string, raw: string): string {
 	return value;
 }
 
-interface Plan {
+export interface Plan {
 	/** Template key -> value to mint, with the item it answers. */
 	typed: Map<string, { value: string; label: string }>;
 	/** Template key -> responder record id. */
@@ -99,7 +99,7 @@ interface Plan {
 }
 
 /** Checks the values and entries against the template; nothing is written. */
-async function plan(
+export async function plan(
 	db: Db,
 	workspaceId: string,
 	items: TemplateItem[],
@@ -252,6 +252,11 @@ export async function submitAnswer(
 				server: null,
 				minted: JSON.stringify(Object.fromEntries(minted)),
 				entries: JSON.stringify(entries),
+				grant_id: null,
+				grant_token: null,
+				grant_keys: null,
+				remote_status: null,
+				remote_at: null,
 				created: existing?.created ?? now,
 				updated: now,
 			};
@@ -301,7 +306,7 @@ export async function submitAnswer(
  * minted records the answer no longer uses go. Answers the key -> record map and whether any
  * value changed.
  */
-async function keepMinted(
+export async function keepMinted(
 	db: Db,
 	workspaceId: string,
 	p: Plan,

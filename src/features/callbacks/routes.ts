@@ -9,8 +9,9 @@ import { AppError } from "../../http/errors.ts";
 import { errors } from "../../http/schemas.ts";
 import { createOutboundClient } from "../../lib/outbound.ts";
 import { createOutboxWorker, type OutboxWorker } from "../../worker/outbox.ts";
+import { drainPeerEvents } from "../grants/events-out.ts";
 import { CALLBACK_URL_MAX } from "./policy.ts";
-import { testDelivery } from "./service.ts";
+import { drainOnce, testDelivery } from "./service.ts";
 
 declare module "fastify" {
 	interface FastifyInstance {
@@ -72,10 +73,21 @@ const plugin: FastifyPluginAsyncTypebox<CallbackOptions> = async (app, opts) => 
 		dnsServers: config.dnsServers,
 		timeoutMs: opts.timeoutMs,
 	});
-	const worker = createOutboxWorker({
+	const deliveries = { db: app.store.db, dialect: app.store.dialect, client, log: app.log };
+	const peerEvents = {
 		db: app.store.db,
 		dialect: app.store.dialect,
-		client,
+		domain: config.domain,
+		rootKey: app.rootKey,
+		peer: () => ({
+			dnsServers: config.dnsServers,
+			peerOverrides: config.peerOverrides,
+			now: app.clock.now(),
+		}),
+		log: app.log,
+	};
+	const worker = createOutboxWorker({
+		passes: [(now) => drainOnce(deliveries, now), (now) => drainPeerEvents(peerEvents, now)],
 		clock: app.clock,
 		log: app.log,
 	});

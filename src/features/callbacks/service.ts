@@ -188,6 +188,11 @@ export type Outcome =
 	| { ok: true; status: number; detail: string }
 	| { ok: false; reason: FailureReason; status: number; detail: string; retryable: boolean };
 
+/** Spec "Retry rules for events": of the answered statuses, 408, 429 and any 5xx are tried again. */
+export function isRetryableStatus(status: number): boolean {
+	return status === 408 || status === 429 || status >= 500;
+}
+
 /** Spec: a transport error, timeout or status 400 or above fails; 408, 429 and 5xx may be retried. */
 export function judge(result: OutboundResult, timeoutMs: number): Outcome {
 	switch (result.kind) {
@@ -197,8 +202,13 @@ export function judge(result: OutboundResult, timeoutMs: number): Outcome {
 				const note = status >= 300 ? "; redirects are not followed" : "";
 				return { ok: true, status, detail: `answered ${status}${note}` };
 			}
-			const retryable = status === 408 || status === 429 || status >= 500;
-			return { ok: false, reason: "status", status, detail: `answered ${status}`, retryable };
+			return {
+				ok: false,
+				reason: "status",
+				status,
+				detail: `answered ${status}`,
+				retryable: isRetryableStatus(status),
+			};
 		}
 		case "blocked":
 			return {
@@ -274,11 +284,39 @@ export async function drainOnce(deps: DeliveryDeps, now: number): Promise<DrainR
 		});
 		if (rows.length === 0) break;
 		sent += rows.length;
-		const outcomes = await Promise.all(rows.map((row) => attempt(deps, row, lease, now)));
-		for (const o of outcomes) result[o]++;
+		// Different answers at once; one answer's deliveries one after another, oldest first.
+		const outcomes = await Promise.all(
+			byAnswer(rows).map(async (group) => {
+				const out: (keyof DrainResult)[] = [];
+				for (const row of group) out.push(await attempt(deps, row, lease, now));
+				return out;
+			}),
+		);
+		for (const o of outcomes.flat()) result[o]++;
 	}
 	await store.purgeFinished(deps.db, now - KEEP_FINISHED_MS);
 	return result;
+}
+
+/**
+ * Claimed rows grouped by the answer they are about (`responseId`), each group in the order the
+ * rows were queued, so a receiver hears of one answer's changes in the order they happened
+ * (a retried row may still arrive after a newer one: the spec lets receivers order by `at`).
+ */
+function byAnswer(rows: readonly OutboxTable[]): OutboxTable[][] {
+	const groups = new Map<string, OutboxTable[]>();
+	// Queued order (a retried row keeps its place), then the id for rows of the same millisecond.
+	const sorted = [...rows].sort(
+		(a, b) => a.created - b.created || a.next_attempt - b.next_attempt || (a.id < b.id ? -1 : 1),
+	);
+	for (const row of sorted) {
+		const responseId = (JSON.parse(row.payload) as { responseId?: unknown }).responseId;
+		const key = typeof responseId === "string" ? responseId : row.id;
+		const group = groups.get(key);
+		if (group) group.push(row);
+		else groups.set(key, [row]);
+	}
+	return [...groups.values()];
 }
 
 async function attempt(

@@ -1,0 +1,241 @@
+// The requester's half of a remote answer (`POST /api/public/requests/{slug}/remote`), called by
+// the responder's server. Every gate of a local answer runs (request status, password, identifier,
+// proven identity), then the grant is read once with its token to confirm it resolves and its
+// values are checked against the template. Only the grant's address (server and id), token and
+// keys are kept, never its values; the submission callback carries the values as read now.
+import type { Kysely } from "kysely";
+import type { Database, RequestAnswerTable } from "../../db/schema.ts";
+import { AppError } from "../../http/errors.ts";
+import { newId } from "../../lib/crypto.ts";
+import { isDomainName, type PeerOptions, resolvePeerKey } from "../../lib/peer.ts";
+import { checkValue } from "../answers/submit.ts";
+import { enqueueGrantEvent, enqueueSubmission } from "../callbacks/service.ts";
+import { verifyChallenge } from "../challenges/service.ts";
+import { invalidField, isUniqueViolation } from "../collections/fields.ts";
+import { fetchPeerStanding, verifyPeerIdentity } from "../identity/trust.ts";
+import { openForAnswers } from "../requests/service.ts";
+import { checkPassword } from "../shares/gates.ts";
+import type { TemplateItem } from "../vault/templates/collection.ts";
+import { postPeerJson } from "./peer-client.ts";
+import type { GrantValue } from "./resolve.ts";
+
+export interface RemoteAnswerInput {
+	server: string;
+	grant: { id: string; token: string; keys?: string[] | undefined };
+	password?: string | undefined;
+	identifier?: string | undefined;
+	senderName?: string | undefined;
+	identity?: { fingerprint: string; certificate: string; parentSignature: string } | undefined;
+	challengeNonce?: string | undefined;
+	challengeSignature?: string | undefined;
+}
+
+export interface AcceptDeps {
+	db: Kysely<Database>;
+	peer: PeerOptions;
+	now: number;
+}
+
+const unreachable = (detail: string) => new AppError("remote_unreachable", detail);
+
+/** Reads grants of `base` with their tokens (bulk read); throws remote_unreachable when it cannot. */
+export async function readRemoteGrants(
+	base: string,
+	grants: { id: string; token: string; etag?: string }[],
+	peer: PeerOptions,
+): Promise<
+	{
+		id: string;
+		status: string;
+		etag?: string;
+		maxAge?: number;
+		notModified?: boolean;
+		values?: GrantValue[];
+	}[]
+> {
+	let answer: { status: number; body: unknown };
+	try {
+		answer = await postPeerJson(
+			`${base}/api/grants/resolve`,
+			{ grants },
+			{ ...peer, timeoutMs: peer.timeoutMs ?? 10_000 },
+		);
+	} catch (err) {
+		throw unreachable((err as Error).message);
+	}
+	const items = (answer.body as { items?: unknown })?.items;
+	if (answer.status !== 200 || !Array.isArray(items) || items.length !== grants.length) {
+		throw unreachable(`${base}/api/grants/resolve answered ${answer.status}`);
+	}
+	return items;
+}
+
+/** The values against the template: required items present, typed values of the item's type. */
+function checkTemplate(
+	items: TemplateItem[],
+	allowExtra: boolean,
+	values: GrantValue[],
+): Record<string, string> {
+	const byKey = new Map(items.map((i) => [i.key, i]));
+	const data: Record<string, string> = {};
+	const seen = new Set<string>();
+	for (const v of values) {
+		const item = byKey.get(v.key);
+		if (!item && !allowExtra) throw invalidField(`grant.keys.${v.key}`, "is not asked for by this request");
+		seen.add(v.key);
+		if (item?.type === "file") {
+			if (v.type !== "file") throw invalidField(`grant.keys.${v.key}`, "must be a file");
+			continue;
+		}
+		if (v.type !== "value" || typeof v.value !== "string")
+			throw invalidField(`grant.keys.${v.key}`, "must be a value");
+		data[v.key] = checkValue(v.key, item?.type ?? "text", v.value);
+	}
+	for (const item of items) {
+		if (item.required && !seen.has(item.key)) throw invalidField(`grant.keys.${item.key}`, "is required");
+	}
+	return data;
+}
+
+export async function acceptRemoteAnswer(deps: AcceptDeps, slug: string, input: RemoteAnswerInput) {
+	const { db, now } = deps;
+	const request = await openForAnswers(db, slug, now);
+	await checkPassword(request.password_hash, input.password);
+	const identifier = (input.identifier ?? "").trim();
+	if (request.requires_identifier === 1 && identifier === "") {
+		throw invalidField("identifier", "is required by this request");
+	}
+	const server = input.server.toLowerCase();
+	if (!isDomainName(server)) throw invalidField("server", "must be a domain name");
+
+	// The relaying server, as its DNS pin names it: its grants are read and its identities checked there.
+	const offered = Boolean(input.challengeNonce || input.challengeSignature);
+	const handshake = request.require_handshake === 1 || offered;
+	if (handshake && (!input.challengeNonce || !input.challengeSignature))
+		throw new AppError("challenge_required");
+	if (handshake && !input.identity) {
+		throw new AppError("remote_identity_invalid", "A proven identity needs the identity its server issued");
+	}
+	const pin = await resolvePeerKey(server, deps.peer);
+	if (pin.state === "unreachable") throw unreachable(`${server}: ${pin.reason}`);
+	if (pin.state !== "verified") throw unreachable(`${server} cannot be asked as itself: ${pin.reason}`);
+
+	let fingerprint: string | undefined;
+	if (handshake && input.identity) {
+		// Issued by the relaying server: the certificate is the one fingerprinted and its pinned root signed it.
+		const issued = await verifyPeerIdentity(server, input.identity, deps.peer, pin);
+		if (issued.state === "unreachable") throw unreachable(`${server}: ${issued.reason}`);
+		if (issued.state !== "verified") throw new AppError("remote_identity_invalid", issued.reason);
+		// It signed this request's challenge (issued here; spent on sight, right or wrong).
+		await verifyChallenge(
+			db,
+			{
+				scope: "request",
+				slug,
+				nonce: input.challengeNonce,
+				signature: input.challengeSignature,
+				publicKey: issued.publicKey.export({ type: "spki", format: "pem" }).toString(),
+			},
+			now,
+		);
+		// And that server reports it active.
+		const standing = await fetchPeerStanding(server, issued.fingerprint, deps.peer, pin);
+		if (standing.state === "unreachable") throw unreachable(`${server}: ${standing.reason}`);
+		if (standing.state !== "verified") throw new AppError("remote_identity_invalid", standing.reason);
+		if (standing.status === "revoked") throw new AppError("identity_revoked");
+		if (standing.status !== "active") {
+			throw new AppError("remote_identity_invalid", `${server} does not vouch for this identity`);
+		}
+		fingerprint = issued.fingerprint;
+	}
+
+	// The grant read once with its token: it must resolve, and its values must answer the template.
+	const [item] = await readRemoteGrants(
+		pin.base,
+		[{ id: input.grant.id, token: input.grant.token }],
+		deps.peer,
+	);
+	if (item?.status !== "active" || !Array.isArray(item.values)) {
+		throw invalidField("grant", `does not resolve on ${server} (${item?.status ?? "no answer"})`);
+	}
+	const items = JSON.parse(request.items) as TemplateItem[];
+	const data = checkTemplate(items, request.allow_extra_fields === 1, item.values);
+	const keys = item.values.map((v) => v.key);
+	const senderName = (input.senderName ?? "").trim().slice(0, 200);
+
+	const result = await db
+		.transaction()
+		.execute(async (trx) => {
+			const existing = await trx
+				.selectFrom("request_answers")
+				.select(["id", "created", "request"])
+				.where("server", "=", server)
+				.where("grant_id", "=", input.grant.id)
+				.executeTakeFirst();
+			if (existing && existing.request !== request.id) {
+				throw invalidField("grant", "already answers another request");
+			}
+			const id = existing?.id ?? newId();
+			const row: RequestAnswerTable = {
+				id,
+				request: request.id,
+				account: null,
+				workspace: null,
+				identity: fingerprint ?? null,
+				identifier,
+				sender_name: senderName,
+				// Never the values: they stay on the responder's server.
+				data: "{}",
+				server,
+				minted: "{}",
+				entries: "{}",
+				grant_id: input.grant.id,
+				grant_token: input.grant.token,
+				grant_keys: JSON.stringify(keys),
+				remote_status: "active",
+				remote_at: now,
+				created: existing?.created ?? now,
+				updated: now,
+			};
+			if (existing) {
+				const { id: _id, created: _c, ...changes } = row;
+				await trx.updateTable("request_answers").set(changes).where("id", "=", id).execute();
+			} else {
+				await trx.insertInto("request_answers").values(row).execute();
+			}
+			await enqueueSubmission(
+				trx,
+				{
+					requestId: request.id,
+					responseId: id,
+					...(fingerprint && request.require_handshake === 1 ? { identity: fingerprint } : {}),
+					identifier,
+					senderName,
+					data,
+					server,
+				},
+				now,
+			);
+			if (existing) {
+				await enqueueGrantEvent(
+					trx,
+					{
+						requestId: request.id,
+						responseId: id,
+						event: "grant.changed",
+						status: "active",
+						at: now,
+						server,
+					},
+					now,
+				);
+			}
+			return { id, updated: existing !== undefined };
+		})
+		.catch((err: unknown) => {
+			if (isUniqueViolation(err))
+				throw new AppError("conflict", "This grant was answered at the same time; send it again");
+			throw err;
+		});
+	return { ok: true as const, responseId: result.id, completed: true, updated: result.updated };
+}
