@@ -4,6 +4,7 @@
 import { loadConfig } from "../src/config.ts";
 import { openStore } from "../src/db/index.ts";
 import { createAccount, createSession } from "../src/features/accounts/service.ts";
+import { randomToken, sha256Hex } from "../src/lib/crypto.ts";
 import { seedRecords } from "./seed-records.ts";
 
 export interface BenchRequest {
@@ -45,7 +46,79 @@ export const scenarios: Scenario[] = [
 			return { method: "POST", path: `/api/public/links/${slug}`, manyClients: true };
 		},
 	},
+	// The share page and its vCard: each a resolve (one view) rendered, beside the API resolve above.
+	{
+		name: "GET /s/{slug} (page, 5 records)",
+		async setup(base, env) {
+			const { slug } = await sharedFixture(base, env);
+			return { method: "GET", path: `/s/${slug}`, headers: { accept: "text/html" }, manyClients: true };
+		},
+	},
+	{
+		name: "GET /s/{slug} (vCard, 5 records)",
+		async setup(base, env) {
+			const { slug } = await sharedFixture(base, env);
+			return { method: "GET", path: `/s/${slug}`, headers: { accept: "text/vcard" }, manyClients: true };
+		},
+	},
+	// Another server reading 100 grants in one call (each its own share of two records).
+	{
+		name: "POST /api/grants/resolve (100 grants)",
+		async setup(base, env) {
+			const grants = await grantFixture(base, env, 100);
+			return {
+				method: "POST",
+				path: "/api/grants/resolve",
+				headers: { "content-type": "application/json" },
+				body: JSON.stringify({ grants }),
+				manyClients: true,
+			};
+		},
+	},
 ];
+
+/** `n` shares of two records, each handed out as a grant with its token (as a relay makes them). */
+async function grantFixture(base: string, env: Record<string, string>, n: number) {
+	const store = await openStore(loadConfig(env));
+	try {
+		const now = Date.now();
+		const account = await createAccount(store.db, { email: "grant-bench@bench.test" }, now);
+		const { token } = await createSession(store.db, account.accountId, now);
+		const post = async (collection: string, body: unknown) => {
+			const res = await fetch(`${base}/api/collections/${collection}/records`, {
+				method: "POST",
+				headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+				body: JSON.stringify(body),
+			});
+			if (!res.ok) throw new Error(`${collection}: ${res.status} ${await res.text()}`);
+			return (await res.json()) as { id: string };
+		};
+		const name = await post("records", { key: "name", value: "Ann Example" });
+		const email = await post("records", { key: "email", value: "ann@example.org" });
+		const grants = [];
+		for (let i = 0; i < n; i++) {
+			const link = await post("links", { label: `Grant ${i}`, records: [name.id, email.id] });
+			grants.push({ id: link.id, token: randomToken(32) });
+		}
+		await store.db
+			.insertInto("grant_tokens")
+			.values(
+				grants.map((g) => ({
+					link: g.id,
+					token_hash: sha256Hex(g.token),
+					keys: JSON.stringify({ name: name.id, email: email.id }),
+					peer: "reader.bench",
+					request_slug: null,
+					created: now,
+					updated: now,
+				})),
+			)
+			.execute();
+		return grants;
+	} finally {
+		await store.destroy();
+	}
+}
 
 /** One share of five value records in two sections, made through the server's API, once per run. */
 let shared: Promise<{ slug: string }> | undefined;
