@@ -13,8 +13,12 @@ import { apiKeyResolver } from "./features/apikeys/service.ts";
 import { callbackRoutes } from "./features/callbacks/routes.ts";
 import { challengeRoutes, createChallengeScopes } from "./features/challenges/routes.ts";
 import { collectionRoutes } from "./features/collections/routes.ts";
+import { connectionRoutes } from "./features/connections/routes.ts";
 import { consoleRoutes } from "./features/console/routes.ts";
+import { formatRoutes } from "./features/formats/routes.ts";
+import { grantRoutes } from "./features/grants/routes.ts";
 import { identityRoutes } from "./features/identity/routes.ts";
+import { invitationRoutes } from "./features/invitations/routes.ts";
 import { passkeyPageRoutes } from "./features/passkeys/page.ts";
 import { passkeyRoutes } from "./features/passkeys/routes.ts";
 import { requestRoutes } from "./features/requests/routes.ts";
@@ -26,8 +30,10 @@ import { shareStampFor } from "./features/shares/service.ts";
 import { stampingRoutes } from "./features/stamping/routes.ts";
 import { fileRoutes } from "./features/vault/files/routes.ts";
 import { createWorkspaceHooks } from "./features/workspaces/hooks.ts";
+import { workspaceRoutes } from "./features/workspaces/routes.ts";
 import { authPlugin } from "./http/auth.ts";
 import { registerJsonBody } from "./http/json-body.ts";
+import { type Metrics, registerMetrics } from "./http/metrics.ts";
 import { frameworkProblem, registerProblemHandlers } from "./http/problem.ts";
 import { type RateLimits, rateLimits, registerRateLimit } from "./http/rate-limit.ts";
 import { ProblemSchema } from "./http/schemas.ts";
@@ -49,6 +55,8 @@ declare module "fastify" {
 		stamper: Stamper;
 		rootKey: RootKey;
 		limits: RateLimits;
+		/** Prometheus metrics when METRICS_PORT is set (its listener started by the process). */
+		metrics: Metrics | undefined;
 		/** Every route registered, for the OpenAPI completeness test and the bench. */
 		routeList: { method: string; url: string; hidden: boolean }[];
 	}
@@ -145,6 +153,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
 		app.authResolvers.session = sessionResolver(store.db);
 		app.authResolvers.apiKey = apiKeyResolver(store.db);
 		registerSecurityHeaders(app);
+		app.decorate("metrics", config.metricsPort === null ? undefined : registerMetrics(app));
 		if (config.logRequests) {
 			app.addHook("onResponse", async (request, reply) => {
 				request.log.info(
@@ -189,6 +198,8 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
 		await app.register(identityRoutes);
 		await app.register(challengeRoutes);
 		await app.register(accountRoutes);
+		await app.register(invitationRoutes);
+		await app.register(workspaceRoutes);
 		await app.register(passkeyRoutes);
 		await app.register(passkeyPageRoutes);
 		await app.register(collectionRoutes);
@@ -196,7 +207,10 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
 		await app.register(requestRoutes);
 		await app.register(callbackRoutes, { timeoutMs: deps.callbackTimeoutMs });
 		await app.register(shareRoutes);
+		await app.register(connectionRoutes);
+		await app.register(formatRoutes);
 		await app.register(answerRoutes);
+		await app.register(grantRoutes);
 		await app.register(stampingRoutes, { shareStampFor });
 		await app.register(consoleRoutes);
 		if (deps.extend) await deps.extend(app);

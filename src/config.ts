@@ -26,6 +26,8 @@ export interface Config {
 	trustProxy: boolean;
 	bodyLimit: number;
 	shutdownTimeout: number;
+	metricsPort: number | null;
+	metricsHost: string;
 }
 
 type Env = Record<string, string | undefined>;
@@ -255,6 +257,20 @@ export const options: Option<keyof Config>[] = [
 		"1048576",
 		"Largest JSON or form body in bytes (file uploads use `MAX_FILE_SIZE`).",
 		int(1024),
+	),
+	o(
+		"metricsPort",
+		"METRICS_PORT",
+		"",
+		"Port of a separate listener serving Prometheus metrics at `/metrics`; empty turns metrics off (the default).",
+		(raw, name) => (raw.trim() === "" ? null : int(0, 65535)(raw, name)),
+	),
+	o(
+		"metricsHost",
+		"METRICS_HOST",
+		"127.0.0.1",
+		"Address the metrics listener binds to: loopback by default, so only the machine (or its scraper) reads it.",
+		text,
 	),
 	o(
 		"shutdownTimeout",

@@ -17,6 +17,8 @@ export async function serve(env = process.env): Promise<void> {
 	await app.listen({ port: config.port, host: config.host });
 	// Callback deliveries: the outbox loop runs in the server process only (tests drive drainOnce).
 	app.outbox.start();
+	// Metrics on their own listener (METRICS_HOST:METRICS_PORT), when configured.
+	await app.metrics?.listen();
 	app.log.info(
 		{
 			domain: config.domain,

@@ -2,7 +2,14 @@
 import fs from "node:fs";
 import path from "node:path";
 import SQLite from "better-sqlite3";
-import { Kysely, PostgresDialect, SqliteDialect, sql } from "kysely";
+import {
+	Kysely,
+	PostgresDialect,
+	type SqliteDatabase,
+	SqliteDialect,
+	type SqliteStatement,
+	sql,
+} from "kysely";
 import type pg from "pg";
 import type { Config } from "../config.ts";
 import { migrateToLatest } from "./migrate.ts";
@@ -15,6 +22,10 @@ export interface Store {
 	dialect: Dialect;
 	/** Answers when the database does (for /healthz). */
 	ping(): Promise<boolean>;
+	/** PostgreSQL: the connection pool's use now (for metrics); SQLite has one connection and none. */
+	poolUse?(): { total: number; idle: number; waiting: number };
+	/** SQLite: a consistent copy of the database to `file` while it is in use (SQLite's online backup). */
+	backup?(file: string): Promise<void>;
 	destroy(): Promise<void>;
 }
 
@@ -71,6 +82,9 @@ function openSqlite(config: DbConfig): Store {
 			await sql`select 1`.execute(db);
 			return true;
 		},
+		backup: async (file) => {
+			await conn.backup(file);
+		},
 		destroy: () => db.destroy(),
 	};
 }
@@ -80,25 +94,58 @@ function openSqlite(config: DbConfig): Store {
  * query. Statements are kept by SQL text (at most `size`, least recently used dropped), which pays
  * off for queries compiled once (db/prepared.ts) and for any query Kysely compiles to the same text.
  * A statement still iterating (a streamed query) is never handed out twice.
+ *
+ * Rows are read as arrays and made into objects by a function written once per statement: the
+ * objects better-sqlite3 builds itself, one property at a time, cost about as much again as the
+ * query (five rows of twenty columns: 22 µs as objects, 13 µs as arrays mapped here).
  */
-function statementCache(conn: SQLite.Database, size = 256) {
-	const cache = new Map<string, SQLite.Statement>();
+function statementCache(conn: SQLite.Database, size = 256): SqliteDatabase {
+	const cache = new Map<string, SqliteStatement & { busy(): boolean }>();
 	return {
 		close: () => conn.close(),
-		prepare(text: string): SQLite.Statement {
+		prepare(text: string): SqliteStatement {
 			const hit = cache.get(text);
-			if (hit && !hit.busy) {
+			if (hit && !hit.busy()) {
 				cache.delete(text);
 				cache.set(text, hit);
 				return hit;
 			}
-			const statement = conn.prepare(text);
+			const statement = arrayRows(conn.prepare(text));
 			if (!hit) {
 				cache.set(text, statement);
 				if (cache.size > size) cache.delete(cache.keys().next().value as string);
 			}
 			return statement;
 		},
+	};
+}
+
+/** A statement whose rows come back as arrays and are mapped to objects of its columns. */
+function arrayRows(statement: SQLite.Statement): SqliteStatement & { busy(): boolean } {
+	const names = statement.reader ? statement.columns().map((c) => c.name) : [];
+	if (statement.reader) statement.raw(true);
+	// One literal per statement: every row of it gets the same shape. Later columns of the same
+	// name win, as they do in better-sqlite3's objects. A column named `__proto__` is written as a
+	// computed key, which makes an own property (a plain one would set the prototype).
+	const key = (name: string) => (name === "__proto__" ? `["__proto__"]` : JSON.stringify(name));
+	const toObject = statement.reader
+		? (new Function("r", `return {${names.map((n, i) => `${key(n)}: r[${i}]`).join(", ")}};`) as (
+				row: unknown[],
+			) => Record<string, unknown>)
+		: undefined;
+	return {
+		reader: statement.reader,
+		busy: () => statement.busy,
+		all: (parameters) => {
+			const rows = statement.all(parameters) as unknown[][];
+			return toObject ? rows.map(toObject) : rows;
+		},
+		run: (parameters) => statement.run(parameters),
+		iterate: toObject
+			? function* (parameters) {
+					for (const row of statement.iterate(parameters) as IterableIterator<unknown[]>) yield toObject(row);
+				}
+			: (parameters) => statement.iterate(parameters),
 	};
 }
 
@@ -142,6 +189,7 @@ async function openPostgres(config: DbConfig): Promise<Store> {
 			await sql`select 1`.execute(db);
 			return true;
 		},
+		poolUse: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
 		destroy: () => db.destroy(),
 	};
 }

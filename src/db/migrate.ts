@@ -10,6 +10,10 @@ import * as m0008 from "./migrations/0008-links.ts";
 import * as m0009 from "./migrations/0009-requests-outbox.ts";
 import * as m0010 from "./migrations/0010-answer-entries.ts";
 import * as m0011 from "./migrations/0011-link-reads.ts";
+import * as m0012 from "./migrations/0012-members.ts";
+import * as m0013 from "./migrations/0013-connections.ts";
+import * as m0014 from "./migrations/0014-remote-grants.ts";
+import * as m0015 from "./migrations/0015-peer-events.ts";
 import type { Database } from "./schema.ts";
 
 // Listed statically so the same list works from TypeScript sources and compiled output.
@@ -25,6 +29,10 @@ const migrations: Record<string, Migration> = {
 	"0009-requests-outbox": m0009,
 	"0010-answer-entries": m0010,
 	"0011-link-reads": m0011,
+	"0012-members": m0012,
+	"0013-connections": m0013,
+	"0014-remote-grants": m0014,
+	"0015-peer-events": m0015,
 };
 
 export async function migrateToLatest(db: Kysely<Database>, schema?: string): Promise<void> {

@@ -35,6 +35,21 @@ export interface MemberTable {
 	updated: number;
 }
 
+export interface InvitationTable {
+	id: string;
+	workspace: string;
+	/** SHA-256 hex of the one-time token; the token itself is never stored. */
+	token_hash: string;
+	email: string;
+	role: string;
+	status: "open" | "accepted" | "revoked";
+	invited_by: string | null;
+	accepted_by: string | null;
+	expires_at: number;
+	created: number;
+	updated: number;
+}
+
 export interface SessionTable {
 	id: string;
 	token_hash: string;
@@ -65,13 +80,15 @@ export interface PasskeyTable {
 export interface PasskeyCeremonyTable {
 	/** SHA-256 of the ceremony handle (`session`) given to the browser. */
 	hash: string;
-	kind: "login" | "register";
+	kind: "login" | "register" | "confirm";
 	challenge: string;
 	pkce_challenge: string | null;
 	account: string | null;
 	email: string | null;
 	name: string | null;
 	ticket_hash: string | null;
+	/** Registration begun from an invitation: the invitation accepted when it finishes. */
+	invitation_hash: string | null;
 	created: number;
 	expires: number;
 }
@@ -236,6 +253,8 @@ export interface LinkTable {
 	identity: string | null;
 	handed_over: number;
 	sign_in_client: string | null;
+	/** The connected tool whose proposal the share became; null once that connection is deleted. */
+	connection: string | null;
 	created_by: string | null;
 	created: number;
 	updated: number;
@@ -323,6 +342,26 @@ export interface RequestAnswerTable {
 	minted: string;
 	/** JSON object: template key -> id of the responder's vault record linked for it. */
 	entries: string;
+	/** A remote answer: the grant's id on `server`, its token and its keys (JSON array); never a value. */
+	grant_id: string | null;
+	grant_token: string | null;
+	grant_keys: string | null;
+	/** A remote answer: the status the last applied signed event told, and that event's time. */
+	remote_status: string | null;
+	remote_at: number | null;
+	created: number;
+	updated: number;
+}
+
+export interface GrantTokenTable {
+	/** The grant id: the link's id. */
+	link: string;
+	token_hash: string;
+	/** JSON object: key -> id of the record that answers it. */
+	keys: string;
+	/** The server the grant was handed to; its events go there. */
+	peer: string | null;
+	request_slug: string | null;
 	created: number;
 	updated: number;
 }
@@ -345,11 +384,65 @@ export interface OutboxTable {
 	updated: number;
 }
 
+/** A grant event for the server a grant was handed to, sent in signed batches (migration 0015). */
+export interface PeerEventTable {
+	id: string;
+	peer: string;
+	grant_id: string;
+	request_slug: string | null;
+	event: string;
+	status: string;
+	at: number;
+	state: "pending" | "sending" | "delivered" | "failed";
+	attempts: number;
+	next_attempt: number;
+	lease: string | null;
+	lease_until: number | null;
+	last_status: number | null;
+	last_error: string | null;
+	created: number;
+	updated: number;
+}
+
+export interface ConnectionTable {
+	id: string;
+	workspace: string;
+	/** The tool's origin. */
+	client_id: string;
+	client_name: string;
+	allow_revoke: number;
+	allow_hand_over: number;
+	expires_at: number;
+	created_by: string | null;
+	created: number;
+	updated: number;
+}
+
+export interface ConnectionTokenTable {
+	token_hash: string;
+	connection: string;
+	created: number;
+}
+
+export interface ConnectionGrantTable {
+	code_hash: string;
+	connection: string;
+	/** The PKCE S256 challenge the verifier must match. */
+	challenge: string;
+	/** The same challenge when the owner authorized with `poll`; null for an answer issued as a code. */
+	poll_challenge: string | null;
+	client_id: string;
+	redirect_uri: string;
+	created: number;
+	expires: number;
+}
+
 export interface Database {
 	server_keys: ServerKeyTable;
 	accounts: AccountTable;
 	workspaces: WorkspaceTable;
 	members: MemberTable;
+	invitations: InvitationTable;
 	sessions: SessionTable;
 	passkeys: PasskeyTable;
 	passkey_ceremonies: PasskeyCeremonyTable;
@@ -372,4 +465,9 @@ export interface Database {
 	link_sections: LinkSectionTable;
 	link_tokens: LinkTokenTable;
 	link_reads: LinkReadTable;
+	connections: ConnectionTable;
+	connection_tokens: ConnectionTokenTable;
+	connection_grants: ConnectionGrantTable;
+	grant_tokens: GrantTokenTable;
+	peer_events: PeerEventTable;
 }

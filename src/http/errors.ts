@@ -17,6 +17,26 @@ export const errorCodes = {
 	conflict: { status: 409, title: "Conflict" },
 	link_status_invalid: { status: 409, title: "The share cannot change to that status" },
 	workspace_personal: { status: 409, title: "A personal workspace is deleted only with its account" },
+	// Members and invitations (docs/api.md "Members and invitations"; the spec leaves these open).
+	invitation_invalid: { status: 404, title: "The invitation is unknown" },
+	invitation_expired: { status: 410, title: "The invitation has expired" },
+	invitation_revoked: { status: 410, title: "The invitation was revoked" },
+	invitation_used: { status: 410, title: "The invitation was already accepted" },
+	member_exists: { status: 409, title: "The account is already a member of the workspace" },
+	member_role_above_own: { status: 403, title: "A role above your own cannot be given or changed" },
+	member_last_owner: { status: 409, title: "A workspace keeps at least one owner" },
+	member_personal_owner: {
+		status: 409,
+		title: "The account a personal workspace belongs to stays its owner",
+	},
+	account_last_owner: {
+		status: 409,
+		title: "The account is the last owner of a shared workspace; hand it over or delete it first",
+	},
+	account_confirmation_invalid: {
+		status: 401,
+		title: "Deleting the account needs a fresh passkey confirmation of that account",
+	},
 	body_too_large: { status: 413, title: "The body is larger than allowed" },
 	file_too_large: { status: 413, title: "The file is larger than the server accepts" },
 	unsupported_media_type: { status: 415, title: "Unsupported content type" },

@@ -34,6 +34,8 @@ export function rateLimits(config: Pick<Config, "ratelimitConnectRequests">) {
 		heavy: { max: 20, timeWindow: minute },
 		/** `POST /api/requests/callback-test`: each call may hold an outbound request for up to 10 s. */
 		callbackTest: { max: 10, timeWindow: minute },
+		/** `POST /api/grants/resolve` (up to 100 grants a call) and the relay of remote answers. */
+		grantRead: { max: 300, timeWindow: minute },
 	} satisfies Record<string, Limit>;
 }
 

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
-import { after, before, describe, test } from "node:test";
-import { openStore, type Store } from "../../src/db/index.ts";
+import { describe, test } from "node:test";
 import { createApiKey } from "../../src/features/apikeys/service.ts";
-import { dialect, type TestEnv, testEnv } from "../helpers/app.ts";
-import { type ServerProcess, startServer } from "../helpers/process.ts";
+import { dialect } from "../helpers/app.ts";
+import type { ServerProcess } from "../helpers/process.ts";
+import { useTwoNodes } from "../helpers/two-nodes.ts";
 import { account } from "./helpers.ts";
 
 // Two nodes share state only through PostgreSQL; on SQLite there is one node per database file, so
@@ -14,32 +14,10 @@ if (dialect === "postgres") twoNodes();
 
 function twoNodes() {
 	describe("revoking a key takes effect on the next request on every node", () => {
-		let env: TestEnv;
-		let store: Store;
-		let a: ServerProcess;
-		let b: ServerProcess;
-
-		before(async () => {
-			env = testEnv();
-			store = await openStore(env.config);
-			const nodeEnv = {
-				DATABASE_URL: env.config.databaseUrl,
-				DATABASE_SCHEMA: env.config.databaseSchema,
-				DATA_DIR: env.config.dataDir,
-				DOMAIN: "svc.example",
-				REDIS_URL: "",
-			};
-			// One after the other: the test is about revocation, not about two nodes migrating at once.
-			a = await startServer(nodeEnv, "test/apikeys/probe-server.ts");
-			b = await startServer(nodeEnv, "test/apikeys/probe-server.ts");
-		});
-		after(async () => {
-			await Promise.all([a?.stop(), b?.stop()]);
-			await store?.destroy();
-			await env?.dispose();
-		});
+		const nodes = useTwoNodes({ script: "test/apikeys/probe-server.ts" });
 
 		test("a key revoked through node B is refused by node A at once", async () => {
+			const { store, a, b } = nodes;
 			const owner = await account(store.db, Date.now());
 			const { key, plainToken } = await createApiKey(
 				store.db,

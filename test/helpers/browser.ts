@@ -210,8 +210,13 @@ export interface Focused {
 	top: number;
 }
 
-/** What has the keyboard focus, and whether it shows (its outline style). */
-export function focused(page: Page): Promise<Focused> {
+/**
+ * What has the keyboard focus, and whether it shows (its outline style). Read after the next frame
+ * and a task: Preact runs effects (where screens move the focus) after paint, so a test that saw
+ * the new content may otherwise look before the effect ran.
+ */
+export async function focused(page: Page): Promise<Focused> {
+	await page.evaluate("new Promise((done) => requestAnimationFrame(() => setTimeout(done, 0)))");
 	return page.evaluate<Focused>(`(() => {
 		const el = document.activeElement;
 		const style = getComputedStyle(el);

@@ -93,9 +93,15 @@ function SignedIn({ route }: { route: Route }) {
 
 function SignedOut({ route }: { route: Route }) {
 	const t = useT(shellMessages);
+	const lang = useLocale();
+	const open = orderedScreens.find((s) => s.public && under(route.path, s.path));
 	useEffect(() => {
-		document.title = `${t(route.path === "/signup" ? "signUpTitle" : "signInTitle")} – ${t("appName")}`;
+		const title = open
+			? format(open.messages, lang, open.navLabel)
+			: t(route.path === "/signup" ? "signUpTitle" : "signInTitle");
+		document.title = `${title} – ${t("appName")}`;
 	});
+	if (open) return <ScreenHost screen={open} route={route} />;
 	if (route.path === "/signup") return <SignUp ticket={route.query.get("ticket")} />;
 	if (route.path !== "/signin") {
 		const next = route.path === "/" ? "" : `?next=${encodeURIComponent(route.path)}`;

@@ -23,6 +23,8 @@ export interface Screen<K extends string = string> {
 	load: () => Promise<{ default: ComponentType<ScreenProps> }>;
 	/** Reached by link only, not listed in the navigation. */
 	hidden?: boolean;
+	/** Also opened signed out, in place (a link whose fragment a sign-in redirect would lose). */
+	public?: boolean;
 	/** Listed only when the session holds this scope in the active workspace (e.g. "link:read"). */
 	scope?: string;
 }

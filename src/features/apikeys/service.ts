@@ -200,6 +200,14 @@ export async function revokeApiKey(
 	await store.deleteApiKey(db, caller.workspaceId, id);
 }
 
+/**
+ * A member leaving (or removed from) a workspace: the keys they created for it are revoked at once,
+ * inside the departure's transaction.
+ */
+export async function revokeMemberKeys(db: Db, workspaceId: string, accountId: string): Promise<void> {
+	await store.deleteMemberKeys(db, workspaceId, accountId);
+}
+
 /** Only the name changes: grants are fixed at creation and the token cannot be rotated in place. */
 export async function renameApiKey(
 	db: Db,

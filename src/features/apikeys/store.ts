@@ -67,6 +67,14 @@ export async function deleteApiKey(db: Db, workspace: string, id: string): Promi
 	return r.numDeletedRows > 0n;
 }
 
+export function deleteMemberKeys(db: Db, workspace: string, account: string) {
+	return db
+		.deleteFrom("api_keys")
+		.where("workspace", "=", workspace)
+		.where("account", "=", account)
+		.execute();
+}
+
 /** The creator's role in the workspace (read here, beside findLiveKey's join, to keep one query shape). */
 export async function memberRole(db: Db, workspace: string, account: string): Promise<string | undefined> {
 	const row = await db

@@ -1,7 +1,9 @@
 // Every collection of `/api/collections/{collection}/records`. A feature adds its collection by
 // declaring a module (see registry.ts) and listing it here.
 import { apiKeysCollection } from "../apikeys/collection.ts";
+import { connectionsCollection } from "../connections/collection.ts";
 import { identitiesCollection } from "../identity/collection.ts";
+import { invitationsCollection } from "../invitations/collection.ts";
 import { notificationsCollection } from "../notifications/collection.ts";
 import { requestsCollection } from "../requests/collection.ts";
 import { linksCollection } from "../shares/collection.ts";
@@ -17,6 +19,7 @@ import type { AnyCollection } from "./registry.ts";
 export const collectionModules: readonly AnyCollection[] = [
 	workspacesCollection,
 	membersCollection,
+	invitationsCollection,
 	recordsCollection,
 	sectionsCollection,
 	templatesCollection,
@@ -27,4 +30,5 @@ export const collectionModules: readonly AnyCollection[] = [
 	requestsCollection,
 	linksCollection,
 	linkReadsCollection,
+	connectionsCollection,
 ];

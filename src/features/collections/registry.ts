@@ -48,6 +48,8 @@ export interface OperationContext {
 	/** For collections that certify (`identities`): the root key and the domain it issues under. */
 	rootKey: RootKey;
 	domain: string;
+	/** The server's own origin (`https://<DOMAIN>`), for links a record hands out (invitations). */
+	origin: string;
 	/** The callback URL policy (`requests`): ALLOW_PRIVATE_CALLBACKS and the resolvers to check hosts with. */
 	callbackPolicy: { allowPrivate: boolean; dnsServers: readonly string[] };
 }

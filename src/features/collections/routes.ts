@@ -12,6 +12,7 @@ import { AppError } from "../../http/errors.ts";
 import { toAppError } from "../../http/problem.ts";
 import { errors, QueryBoolean } from "../../http/schemas.ts";
 import { validatorCompiler } from "../../http/validation.ts";
+import { relyingParty } from "../passkeys/service.ts";
 import {
 	findVisible,
 	type ListQuery,
@@ -181,6 +182,7 @@ function registerCollection(
 		grantHooks: app.grantHooks,
 		rootKey: app.rootKey,
 		domain: app.config.domain,
+		origin: relyingParty(app.config).origin,
 		callbackPolicy: { allowPrivate: app.config.allowPrivateCallbacks, dnsServers: app.config.dnsServers },
 	});
 

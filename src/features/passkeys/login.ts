@@ -23,6 +23,7 @@ export async function beginLogin(ctx: PasskeyContext, input: { challenge: string
 		email: null,
 		name: null,
 		ticket_hash: null,
+		invitation_hash: null,
 		created: ctx.now,
 		expires: ctx.now + CEREMONY_TTL_MS,
 	});

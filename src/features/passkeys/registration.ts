@@ -3,13 +3,16 @@
 // one transaction, so a refusal leaves no half-made account.
 //
 // begin, in order: PKCE challenge and name well formed; with a ticket: the ticket live (`email`
-// ignored) and, for a signup ticket, its email still free; without: signups allowed, email valid,
-// email free. finish, in order: shape and origin (nothing spent), the ceremony answered once, the
-// attestation with user verification, then the ticket spent, the email still free, the passkey new.
+// ignored) and, for a signup ticket, its email still free; with an invitation: the invitation live
+// and its email free (sign-ups need not be on); without: signups allowed, email valid, email free.
+// finish, in order: shape and origin (nothing spent), the ceremony answered once, the attestation
+// with user verification, then the ticket spent, the email still free, the passkey new, and the
+// invitation accepted by the new account.
 import type { AuthenticatorTransport, RegistrationResponseJSON } from "@simplewebauthn/server";
 import { AppError } from "../../http/errors.ts";
 import { newId, randomToken, sha256Hex } from "../../lib/crypto.ts";
 import { accountByEmail, accountById, createAccount } from "../accounts/service.ts";
+import { acceptIn, liveInvitation } from "../invitations/service.ts";
 import { checkClientData, checkEmail, checkName, checkPkceChallenge } from "./checks.ts";
 import { parseTransports } from "./login.ts";
 import { mintCode, type PasskeyContext } from "./service.ts";
@@ -31,13 +34,27 @@ interface Target {
 	signup: boolean;
 	displayName: string;
 	ticketHash: string | null;
+	invitationHash: string | null;
 }
 
 async function targetOf(
 	ctx: PasskeyContext,
-	input: { email?: string; ticket?: string },
+	input: { email?: string; ticket?: string; invitation?: string },
 	name: string | undefined,
 ): Promise<Target> {
+	if (input.invitation !== undefined) {
+		const invitation = await liveInvitation(ctx.db, input.invitation, ctx.now);
+		const email = checkEmail(invitation.email);
+		await checkEmailFree(ctx, email);
+		return {
+			accountId: newId(),
+			email,
+			signup: true,
+			displayName: name ?? localPart(email),
+			ticketHash: null,
+			invitationHash: sha256Hex(input.invitation),
+		};
+	}
 	if (input.ticket !== undefined) {
 		const ticketHash = sha256Hex(input.ticket);
 		const ticket = await store.findLiveTicket(ctx.db, ticketHash, ctx.now);
@@ -51,17 +68,32 @@ async function targetOf(
 				signup: false,
 				displayName: account.name,
 				ticketHash,
+				invitationHash: null,
 			};
 		}
 		const email = checkEmail(ticket.email ?? "");
 		await checkEmailFree(ctx, email);
-		return { accountId: newId(), email, signup: true, displayName: name ?? localPart(email), ticketHash };
+		return {
+			accountId: newId(),
+			email,
+			signup: true,
+			displayName: name ?? localPart(email),
+			ticketHash,
+			invitationHash: null,
+		};
 	}
 	if (!ctx.allowSignups)
 		throw new AppError("signups_disabled", "Sign-ups are off; ask the operator for a ticket");
 	const email = checkEmail(input.email);
 	await checkEmailFree(ctx, email);
-	return { accountId: newId(), email, signup: true, displayName: name ?? localPart(email), ticketHash: null };
+	return {
+		accountId: newId(),
+		email,
+		signup: true,
+		displayName: name ?? localPart(email),
+		ticketHash: null,
+		invitationHash: null,
+	};
 }
 
 async function checkEmailFree(ctx: PasskeyContext, email: string): Promise<void> {
@@ -74,7 +106,7 @@ const localPart = (email: string) => email.split("@")[0] as string;
 
 export async function beginRegistration(
 	ctx: PasskeyContext,
-	input: { email?: string; ticket?: string; name?: string; challenge?: string },
+	input: { email?: string; ticket?: string; invitation?: string; name?: string; challenge?: string },
 ) {
 	const pkce = input.challenge === undefined ? null : checkPkceChallenge(input.challenge);
 	const name = checkName(input.name);
@@ -100,6 +132,7 @@ export async function beginRegistration(
 		// For a signup: the account's name; when adding to an account: the passkey's name.
 		name: name ?? null,
 		ticket_hash: target.ticketHash,
+		invitation_hash: target.invitationHash,
 		created: ctx.now,
 		expires: ctx.now + CEREMONY_TTL_MS,
 	});
@@ -139,6 +172,9 @@ export async function finishRegistration(
 			} else if (!(await store.lockAccount(trx, accountId))?.numUpdatedRows) {
 				throw new AppError("passkey_ticket_invalid", "The ticket's account no longer exists");
 			}
+			// The new account joins the workspace it was invited to; a refusal (revoked, accepted or
+			// expired meanwhile) rolls the account back with everything else.
+			if (ceremony.invitation_hash) await acceptIn(trx, ceremony.invitation_hash, accountId, ctx.now);
 			if (await store.findPasskeyByCredentialId(trx, credential.id)) throw credentialTaken();
 			await store.insertPasskey(trx, {
 				id: newId(),

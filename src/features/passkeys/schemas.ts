@@ -82,6 +82,11 @@ export const RegisterBeginBody = Type.Object(
 			Type.String({ maxLength: 320, description: "signup email; ignored when a ticket is given" }),
 		),
 		ticket: Type.Optional(Secret("one-time ticket from the operator or /api/passkeys/tickets")),
+		invitation: Type.Optional(
+			Secret(
+				"invitation token (from `<origin>/app/invite#<token>`): signs up for the invitation's email, even with sign-ups off, and joins its workspace",
+			),
+		),
 		name: Type.Optional(
 			Type.String({
 				maxLength: 400,

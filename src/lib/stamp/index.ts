@@ -31,6 +31,8 @@ export interface Stamper {
 	/** The stamped copy. Rejects with NotWatermarkableError or StampBusyError. */
 	stampFile(input: StampInput): Promise<Buffer>;
 	readonly saturated: boolean;
+	/** Jobs stamping now and jobs waiting for a worker. */
+	readonly load: { running: number; queued: number };
 	close(): Promise<void>;
 }
 
@@ -62,6 +64,9 @@ export function createStamper(options: StamperOptions = {}): Stamper {
 		},
 		get saturated() {
 			return pool.saturated;
+		},
+		get load() {
+			return pool.load;
 		},
 		close: () => pool.close(),
 	};

@@ -49,6 +49,11 @@ export class StampPool {
 
 	constructor(private readonly options: PoolOptions) {}
 
+	/** Jobs stamping now and jobs waiting for a worker (for metrics). */
+	get load(): { running: number; queued: number } {
+		return { running: this.running, queued: this.waiting.length };
+	}
+
 	/** True when a new job would be refused. */
 	get saturated(): boolean {
 		return this.running >= this.options.size && this.waiting.length >= this.options.maxQueue;

@@ -51,19 +51,23 @@ export async function signIn(): Promise<Account> {
 }
 
 /**
- * Registers a passkey: a sign-up by email (when sign-ups are on) or with a one-time ticket, which
- * signs the person in; or, while signed in, with a ticket for the account (adds a passkey here).
+ * Registers a passkey: a sign-up by email (when sign-ups are on), with a one-time ticket or from an
+ * invitation (joining its workspace), which signs the person in; or, while signed in, with a ticket
+ * for the account (adds a passkey here).
  */
 export async function register(input: {
 	email?: string;
 	ticket?: string;
+	/** An invitation's token: the account is made for its email and joins its workspace. */
+	invitation?: string;
 	name?: string;
 	/** Signs in with the new passkey's code (a sign-up); false when adding one while signed in. */
 	signIn: boolean;
 }): Promise<Account | null> {
 	const pair = input.signIn ? await pkcePair() : null;
 	const body: Record<string, string> = {};
-	if (input.ticket) body.ticket = input.ticket;
+	if (input.invitation) body.invitation = input.invitation;
+	else if (input.ticket) body.ticket = input.ticket;
 	else if (input.email) body.email = input.email;
 	if (input.name) body.name = input.name;
 	if (pair) body.challenge = pair.challenge;

@@ -2,7 +2,7 @@
 // entries without one), a search by key or name, and the dialogs that add, change and delete
 // entries and sections. Everything goes through the `records` and `sections` collections and the
 // file endpoints of docs/api.md "Vault".
-import { useEffect, useId, useRef, useState } from "preact/hooks";
+import { useId, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { ApiError } from "../../api.ts";
 import { useT } from "../../i18n/index.ts";
 import { hasScope } from "../../session.ts";
@@ -63,8 +63,9 @@ export default function VaultScreen() {
 	const data = state.data;
 
 	// Once the list is reloaded: after a move the section's move button keeps the focus (or its twin,
-	// when it became disabled); after a delete, whose button is gone, the heading takes it.
-	useEffect(() => {
+	// when it became disabled); after a delete, whose button is gone, the heading takes it. A layout
+	// effect: the focus moves in the same frame as the list, never after the new order is on screen.
+	useLayoutEffect(() => {
 		const id = focusAfter.current;
 		if (!id || state.loading) return;
 		focusAfter.current = null;

@@ -1,0 +1,51 @@
+import { defineMessages } from "../../i18n/index.ts";
+
+export const messages = defineMessages({
+	en: {
+		nav: "Account",
+		name: "Name",
+		email: "Email",
+		created: "Created",
+		deleteTitle: "Delete your account",
+		deleteIntro: "Deleting your account cannot be undone. What goes with it:",
+		deletePersonal:
+			"your personal workspace with everything in it: records, files, templates, shares and requests; its identities are revoked, so they verify as revoked and its shares stop working;",
+		deleteShared:
+			"your place in the workspaces you share with others, and the API keys you made there; what you made there stays with them;",
+		deleteAccess: "your passkeys, your sessions on every device and your API keys.",
+		deleteOwners:
+			"While you are the last owner of a shared workspace, hand it over to another member or delete it first.",
+		deleteButton: "Delete my account",
+		confirmTitle: "Delete your account for good?",
+		confirmText: "Your browser asks for one of your passkeys next. Once you confirm, the account is gone.",
+		confirmButton: "Confirm with a passkey",
+		waiting: "Waiting for your passkey…",
+		lastOwner:
+			"Your account was not deleted: you are the last owner of these workspaces. Hand each over to another member or delete it, then try again.",
+		openMembers: "Members of “{name}”",
+	},
+	de: {
+		nav: "Konto",
+		name: "Name",
+		email: "E-Mail",
+		created: "Angelegt",
+		deleteTitle: "Konto löschen",
+		deleteIntro: "Das Löschen Ihres Kontos lässt sich nicht rückgängig machen. Damit geht:",
+		deletePersonal:
+			"Ihr persönlicher Arbeitsbereich mit allem darin: Einträge, Dateien, Vorlagen, Freigaben und Anfragen; seine Identitäten werden widerrufen, sie gelten dann als widerrufen und seine Freigaben funktionieren nicht mehr;",
+		deleteShared:
+			"Ihr Platz in den Arbeitsbereichen, die Sie mit anderen teilen, und die API-Schlüssel, die Sie dort angelegt haben; was Sie dort angelegt haben, bleibt dort;",
+		deleteAccess: "Ihre Passkeys, Ihre Sitzungen auf allen Geräten und Ihre API-Schlüssel.",
+		deleteOwners:
+			"Solange Sie der letzte Eigentümer eines geteilten Arbeitsbereichs sind, übergeben Sie ihn zuerst an ein anderes Mitglied oder löschen Sie ihn.",
+		deleteButton: "Mein Konto löschen",
+		confirmTitle: "Ihr Konto endgültig löschen?",
+		confirmText:
+			"Als Nächstes fragt Ihr Browser nach einem Ihrer Passkeys. Sobald Sie bestätigen, ist das Konto gelöscht.",
+		confirmButton: "Mit Passkey bestätigen",
+		waiting: "Warte auf Ihren Passkey…",
+		lastOwner:
+			"Ihr Konto wurde nicht gelöscht: Sie sind der letzte Eigentümer dieser Arbeitsbereiche. Übergeben Sie jeden an ein anderes Mitglied oder löschen Sie ihn, und versuchen Sie es dann erneut.",
+		openMembers: "Mitglieder von „{name}“",
+	},
+});

@@ -1,0 +1,33 @@
+// The owner's connections as the `connections` collection answers them (docs/api.md "Connected
+// tools"), and the permission change of `POST /api/connections/{id}/permissions`.
+import { collection, request } from "../../api.ts";
+
+export interface Connection {
+	id: string;
+	clientId: string;
+	clientName: string;
+	allowRevoke: boolean;
+	allowHandOver: boolean;
+	expiresAt: string;
+	state: "connected" | "lapsed";
+	linkCount: number;
+}
+
+export interface Permissions {
+	allowRevoke: boolean;
+	allowHandOver: boolean;
+}
+
+export const connections = collection<Connection>("connections");
+
+/** Both permissions as they now stand. */
+export async function setPermissions(id: string, permissions: Permissions): Promise<Permissions> {
+	const { data } = await request<Permissions>(
+		"POST",
+		`/api/connections/${encodeURIComponent(id)}/permissions`,
+		{
+			body: permissions,
+		},
+	);
+	return data;
+}
