@@ -60,6 +60,33 @@ const SKIP_LINE = /^\s*ok \d+ - (.*?) # SKIP\b ?(.*)$/;
 /** TAP escapes `#` and `\` in names and reasons. */
 const untap = (text) => text.replace(/\\([#\\])/g, "$1");
 
+/**
+ * The failures in a TAP file with their own error and stack. Left out: subtests cancelled because
+ * their parent failed (a failed hook's error sits on the parent's block) and parents failed only
+ * because a subtest did (the subtest is listed).
+ */
+function tapFailures(lines) {
+	const out = [];
+	for (let i = 0; i < lines.length; i++) {
+		const m = /^(\s*)not ok \d+ - (.*)$/.exec(lines[i]);
+		if (!m) continue;
+		const block = [];
+		if (lines[i + 1]?.trim() === "---") {
+			for (let j = i + 2; j < lines.length && lines[j].trim() !== "..."; j++) block.push(lines[j]);
+		}
+		const yaml = block.join("\n");
+		if (/failureType: '(cancelledByParent|subtestsFailed)'/.test(yaml)) continue;
+		const detail = block
+			.filter((l) => !/^\s*(duration_ms|type):/.test(l))
+			.slice(0, 40)
+			.map((l) => l.trim());
+		out.push({ what: untap(m[2]), detail });
+	}
+	return out;
+}
+
+/** Every failure of every run, printed again at the end so a log's tail explains the run. */
+const failures = [];
 let failed = false;
 for (const run of runs) {
 	console.log(`\n# ---- suite on ${run.name} (${files.length} files) ----`);
@@ -89,8 +116,17 @@ for (const run of runs) {
 		const m = SKIP_LINE.exec(line);
 		if (m) skipped.push({ run: run.name, what: untap(m[1]), why: untap(m[2]) || "(no reason given)" });
 	}
+	failures.push(...tapFailures(lines).map((f) => ({ run: run.name, ...f })));
 }
 fs.rmSync(tapDir, { recursive: true, force: true });
+
+if (failures.length > 0) {
+	console.log(`\n# failures in total: ${failures.length} (subtests cancelled by a failed parent left out)`);
+	for (const f of failures) {
+		console.log(`#   [${f.run}] ${f.what}`);
+		for (const line of f.detail) console.log(`#       ${line}`);
+	}
+}
 
 console.log(`\n# skipped in total: ${skipped.length}`);
 for (const s of skipped) console.log(`#   [${s.run}] ${s.what}: ${s.why}`);
