@@ -14,10 +14,11 @@ import { DEVICE_USAGE, deviceCommand } from "./device/index.ts";
 async function usage(): Promise<string> {
 	const { DELETE_ACCOUNT_USAGE } = await import("./admin-delete-account.ts");
 	const { BACKUP_USAGE } = await import("./admin-backup.ts");
+	const { OIDC_USAGE } = await import("./admin-oidc.ts");
 	return `usage:
   svc serve                          run the server (configured by environment variables)
   svc admin ticket --email <email>   print a one-time sign-up / add-passkey URL (15 minutes)
-${DELETE_ACCOUNT_USAGE}${BACKUP_USAGE}${DEVICE_USAGE}`;
+${DELETE_ACCOUNT_USAGE}${BACKUP_USAGE}${OIDC_USAGE}${DEVICE_USAGE}`;
 }
 
 async function adminTicket(args: string[]): Promise<number> {
@@ -55,6 +56,8 @@ async function main(argv: string[]): Promise<number> {
 	if (command === "admin" && sub === "ticket") return adminTicket(rest);
 	if (command === "admin" && sub === "backup") return (await import("./admin-backup.ts")).adminBackup(rest);
 	if (command === "admin" && sub === "restore") return (await import("./admin-backup.ts")).adminRestore(rest);
+	if (command === "admin" && sub === "oidc-rotate")
+		return (await import("./admin-oidc.ts")).adminOidcRotate(rest);
 	if (command === "admin" && sub === "delete-account") {
 		return (await import("./admin-delete-account.ts")).adminDeleteAccount(rest);
 	}

@@ -19,6 +19,7 @@ import { formatRoutes } from "./features/formats/routes.ts";
 import { grantRoutes } from "./features/grants/routes.ts";
 import { identityRoutes } from "./features/identity/routes.ts";
 import { invitationRoutes } from "./features/invitations/routes.ts";
+import { oidcRoutes } from "./features/oidc/routes.ts";
 import { passkeyPageRoutes } from "./features/passkeys/page.ts";
 import { passkeyRoutes } from "./features/passkeys/routes.ts";
 import { requestRoutes } from "./features/requests/routes.ts";
@@ -211,6 +212,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
 		await app.register(formatRoutes);
 		await app.register(answerRoutes);
 		await app.register(grantRoutes);
+		await app.register(oidcRoutes);
 		await app.register(stampingRoutes, { shareStampFor });
 		await app.register(consoleRoutes);
 		if (deps.extend) await deps.extend(app);

@@ -14,6 +14,7 @@ import * as m0012 from "./migrations/0012-members.ts";
 import * as m0013 from "./migrations/0013-connections.ts";
 import * as m0014 from "./migrations/0014-remote-grants.ts";
 import * as m0015 from "./migrations/0015-peer-events.ts";
+import * as m0016 from "./migrations/0016-oidc.ts";
 import type { Database } from "./schema.ts";
 
 // Listed statically so the same list works from TypeScript sources and compiled output.
@@ -33,6 +34,7 @@ const migrations: Record<string, Migration> = {
 	"0013-connections": m0013,
 	"0014-remote-grants": m0014,
 	"0015-peer-events": m0015,
+	"0016-oidc": m0016,
 };
 
 export async function migrateToLatest(db: Kysely<Database>, schema?: string): Promise<void> {

@@ -36,6 +36,8 @@ export function rateLimits(config: Pick<Config, "ratelimitConnectRequests">) {
 		callbackTest: { max: 10, timeWindow: minute },
 		/** `POST /api/grants/resolve` (up to 100 grants a call) and the relay of remote answers. */
 		grantRead: { max: 300, timeWindow: minute },
+		/** `/oidc/token` and `/oidc/userinfo`: a service's backend asks for every person it signs in. */
+		oidcService: { max: 600, timeWindow: minute },
 	} satisfies Record<string, Limit>;
 }
 

@@ -15,7 +15,7 @@ const STATE = /^[A-Za-z0-9._~-]{1,128}$/;
 const S256 = /^[A-Za-z0-9_-]{43}$/;
 
 /** The repository's web/ folder, from src/features/passkeys or dist/src/features/passkeys alike. */
-function webDir(): string {
+export function webDir(): string {
 	let dir = import.meta.dirname;
 	for (let i = 0; i < 6; i++) {
 		const candidate = path.join(dir, "web");
@@ -25,7 +25,7 @@ function webDir(): string {
 	throw new Error("web/passkey.js not found next to the server's sources");
 }
 
-function browserBundle(): string {
+export function browserBundle(): string {
 	// The package exports only its entry points; the UMD bundle sits beside them in the package.
 	const entry = createRequire(import.meta.url).resolve("@simplewebauthn/browser");
 	return path.join(path.dirname(path.dirname(entry)), "dist", "bundle", "index.umd.min.js");

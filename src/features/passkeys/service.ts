@@ -58,6 +58,20 @@ export async function redeemCode(
 	input: { code: string; verifier: string },
 	now: number,
 ): Promise<{ token: string; record: AccountRecord }> {
+	const account = await spendLoginCode(db, input, now);
+	const { token } = await createSession(db, account.id, now);
+	return { token, record: accountRecord(account) };
+}
+
+/**
+ * Spends a passkey code (right or wrong) and answers whose it was: the session redemption above,
+ * and the OpenID Connect sign-in page, which signs a person in without opening a session.
+ */
+export async function spendLoginCode(
+	db: Kysely<Database>,
+	input: { code: string; verifier: string },
+	now: number,
+) {
 	const spent = await store.spendCode(db, sha256Hex(input.code));
 	if (!spent) throw new AppError("passkey_grant_invalid", "The code is unknown or already used");
 	if (spent.expires <= now) throw new AppError("passkey_grant_invalid", "The code has expired");
@@ -66,8 +80,7 @@ export async function redeemCode(
 	}
 	const account = await accountById(db, spent.account);
 	if (!account) throw new AppError("passkey_grant_invalid", "The account no longer exists");
-	const { token } = await createSession(db, account.id, now);
-	return { token, record: accountRecord(account) };
+	return account;
 }
 
 export interface IssuedTicket {

@@ -63,6 +63,12 @@ function Gates({ share }: { share: Share }) {
 						<dd>{t("purposeApplication")}</dd>
 					</>
 				) : null}
+				{share.signInClient ? (
+					<>
+						<dt>{t("signInShort")}</dt>
+						<dd>{t("signInValue", { client: share.signInClient })}</dd>
+					</>
+				) : null}
 				<dt>{t("created")}</dt>
 				<dd>
 					<DateTime value={share.created} />

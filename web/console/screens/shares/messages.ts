@@ -126,6 +126,9 @@ export const messages = defineMessages({
 		watermarkNone: "None",
 		purposeShort: "Purpose",
 		purposeApplication: "Application (always stamped)",
+		signInShort: "Sign-in",
+		signInValue:
+			"Given to {client} when you signed in there; it reads the current values until you pause or revoke this share.",
 		created: "Created",
 		grantsHeading: "What it shares",
 		grantsCaption: "Entries and sections this share names",
@@ -283,6 +286,9 @@ export const messages = defineMessages({
 		watermarkNone: "Keines",
 		purposeShort: "Zweck",
 		purposeApplication: "Bewerbung (immer gestempelt)",
+		signInShort: "Anmeldung",
+		signInValue:
+			"An {client} gegeben, als Sie sich dort angemeldet haben; der Dienst liest die aktuellen Werte, bis Sie diese Freigabe pausieren oder widerrufen.",
 		created: "Erstellt",
 		grantsHeading: "Was sie freigibt",
 		grantsCaption: "Einträge und Abschnitte, die diese Freigabe nennt",
