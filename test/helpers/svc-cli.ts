@@ -1,32 +1,16 @@
 // The built `svc` command (dist/cli/svc.js, the package's bin) as a child process, the way a person
 // or a script runs it: its own config folder (SVC_CONFIG_DIR), stdout and stderr kept apart, and
-// the exit code. Built once when dist is missing or older than cli/ or src/.
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import fs from "node:fs";
+// the exit code. Built once when dist is missing or older than cli/ or src/ (helpers/build.ts).
+import { type ChildProcess, spawn } from "node:child_process";
 import path from "node:path";
+import { ensureBuilt } from "./build.ts";
 
 const root = path.resolve(import.meta.dirname, "../..");
 export const SVC_BIN = path.join(root, "dist/cli/svc.js");
 
-function newest(dir: string): number {
-	let latest = 0;
-	for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
-		const full = path.join(dir, entry.name);
-		latest = Math.max(latest, entry.isDirectory() ? newest(full) : fs.statSync(full).mtimeMs);
-	}
-	return latest;
-}
-
-/** Compiles cli/ and src/ (tsconfig.build.json) when dist/cli/svc.js is older than either. */
+/** Compiles cli/ and src/ (tsconfig.build.json) unless dist is current; see helpers/build.ts. */
 export function ensureCliBuilt(): string {
-	const built = fs.statSync(SVC_BIN, { throwIfNoEntry: false })?.mtimeMs ?? 0;
-	if (built < Math.max(newest(path.join(root, "src")), newest(path.join(root, "cli")))) {
-		execFileSync(
-			process.execPath,
-			[path.join(root, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.build.json"],
-			{ cwd: root, stdio: "inherit" },
-		);
-	}
+	ensureBuilt();
 	return SVC_BIN;
 }
 
