@@ -550,6 +550,35 @@ describe("the token endpoint's refusals", () => {
 		assert.equal(res.json().error, "invalid_request");
 	});
 
+	test("a service's page may call token and userinfo: preflights and answers allow any origin", async () => {
+		for (const [url, methods] of [
+			["/oidc/token", "POST"],
+			["/oidc/userinfo", "GET, POST"],
+		] as const) {
+			const pre = await t.app.inject({
+				method: "OPTIONS",
+				url,
+				headers: {
+					origin: SERVICE_A,
+					"access-control-request-method": "POST",
+					"access-control-request-headers": "authorization",
+				},
+				remoteAddress: nextIp(),
+			});
+			assert.equal(pre.statusCode, 204, url);
+			assert.equal(pre.headers["access-control-allow-origin"], "*");
+			assert.equal(pre.headers["access-control-allow-methods"], methods);
+			assert.match(String(pre.headers["access-control-allow-headers"]), /authorization/);
+		}
+		const refused = await t.app.inject({
+			method: "GET",
+			url: "/oidc/userinfo",
+			headers: { origin: SERVICE_A },
+			remoteAddress: nextIp(),
+		});
+		assert.equal(refused.headers["access-control-allow-origin"], "*", "the refusal is readable too");
+	});
+
 	test("userinfo without a valid token is 401 invalid_token with WWW-Authenticate", async () => {
 		for (const headers of [{}, { authorization: "Bearer nope" }, { authorization: "Basic abc" }]) {
 			const res = await t.app.inject({

@@ -325,6 +325,7 @@ export const oidcRoutes: FastifyPluginAsyncTypebox = async (app) => {
 			return reply
 				.code(oauthError.status)
 				.header("cache-control", "no-store")
+				.header("access-control-allow-origin", "*")
 				.type("application/json; charset=utf-8")
 				.send({ error: oauthError.error, error_description: oauthError.description });
 		});
@@ -394,6 +395,19 @@ export const oidcRoutes: FastifyPluginAsyncTypebox = async (app) => {
 			);
 		};
 		oauth.get("/oidc/userinfo", userinfoRoute, answerUserinfo);
+		// A service's page may call these from the browser (a public client): the preflight answers
+		// for any origin, without credentials (the bearer token is the credential).
+		for (const url of ["/oidc/token", "/oidc/userinfo"]) {
+			oauth.options(url, { schema: { hide: true } }, async (_request, reply) =>
+				reply
+					.code(204)
+					.header("access-control-allow-origin", "*")
+					.header("access-control-allow-methods", url === "/oidc/token" ? "POST" : "GET, POST")
+					.header("access-control-allow-headers", "authorization, content-type")
+					.header("access-control-max-age", "600")
+					.send(),
+			);
+		}
 		oauth.post(
 			"/oidc/userinfo",
 			{
