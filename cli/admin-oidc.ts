@@ -3,7 +3,7 @@
 // verify; every node reads the key list again within a minute.
 import { buildApp } from "../src/app.ts";
 import { loadConfig } from "../src/config.ts";
-import { MAX_KEYS, rotateKey } from "../src/features/oidc/keys.ts";
+import { MAX_KEYS, OIDC_KEYS, rotateKey } from "../src/features/server/certified-keys.ts";
 
 export const OIDC_USAGE =
 	"  svc admin oidc-rotate             add an OpenID Connect signing key that signs from now on\n";
@@ -16,7 +16,7 @@ export async function adminOidcRotate(args: string[]): Promise<number> {
 	const config = loadConfig(process.env);
 	const app = await buildApp({ ...config, logLevel: "silent" });
 	try {
-		const key = await rotateKey(app.store.db, app.rootKey, config.domain, Date.now());
+		const key = await rotateKey(app.store.db, OIDC_KEYS, app.rootKey, config.domain, Date.now());
 		process.stderr.write(
 			`New OpenID Connect signing key ${key.kid}: it signs ID tokens from now on (other nodes within a minute); the JWKS keeps the newest ${MAX_KEYS}.\n`,
 		);

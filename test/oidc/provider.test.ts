@@ -19,7 +19,7 @@ import {
 	jwtVerify,
 } from "jose";
 import * as oidc from "openid-client";
-import { rotateKey } from "../../src/features/oidc/keys.ts";
+import { OIDC_KEYS, rotateKey } from "../../src/features/server/certified-keys.ts";
 import { makeApp, type TestApp } from "../helpers/app.ts";
 import { freePort } from "../helpers/browser.ts";
 import type { TestAccount } from "../helpers/factories.ts";
@@ -810,7 +810,8 @@ describe("key rotation", () => {
 			for (const token of [before, after]) {
 				await jwtVerify(token, set, { issuer: origin, audience: SERVICE_A, currentDate: new Date(real()) });
 			}
-			for (let i = 0; i < 20; i++) await rotateKey(t.app.store.db, t.app.rootKey, "localhost", real());
+			for (let i = 0; i < 20; i++)
+				await rotateKey(t.app.store.db, OIDC_KEYS, t.app.rootKey, "localhost", real());
 		} finally {
 			t.app.clock.now = real;
 		}

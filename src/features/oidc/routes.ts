@@ -12,7 +12,7 @@ import { toAppError } from "../../http/problem.ts";
 import { PAGE_CSP } from "../../http/security-headers.ts";
 import { pickLanguage } from "../console/language.ts";
 import { webDir } from "../passkeys/page.ts";
-import { keyRing } from "./keys.ts";
+import { keyRing, OIDC_KEYS } from "../server/certified-keys.ts";
 import { renderAuthorize, renderRefusal } from "./page-html.ts";
 import { checkAuthorize, OPTIONAL_SCOPES, type OptionalScope, redirectWith } from "./request.ts";
 import {
@@ -105,7 +105,7 @@ const FORM_LIMIT = 16 * 1024;
 
 export const oidcRoutes: FastifyPluginAsyncTypebox = async (app) => {
 	const { config } = app;
-	const keys = keyRing(app.store.db, app.rootKey, config.domain, () => app.clock.now());
+	const keys = keyRing(app.store.db, OIDC_KEYS, app.rootKey, config.domain, () => app.clock.now());
 	const allowLoopback = config.domain === "localhost";
 	const web = webDir();
 	const assets: Record<string, { type: string; body: Buffer }> = {

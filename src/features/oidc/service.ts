@@ -13,10 +13,10 @@ import { randomToken, sha256Hex } from "../../lib/crypto.ts";
 import { accountById } from "../accounts/service.ts";
 import { verifierMatches } from "../passkeys/checks.ts";
 import { spendLoginCode } from "../passkeys/service.ts";
+import type { KeyRingCache } from "../server/certified-keys.ts";
 import type { RootKey } from "../server/root-key.ts";
 import { createLink, effectiveStatus } from "../shares/lifecycle.ts";
 import { replaceGrants } from "../shares/store.ts";
-import type { KeyRingCache } from "./keys.ts";
 import { type AuthorizeRequest, OPTIONAL_SCOPES, type OptionalScope, redirectWith } from "./request.ts";
 import * as store from "./store.ts";
 
