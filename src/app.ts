@@ -10,6 +10,7 @@ import { accountRoutes } from "./features/accounts/routes.ts";
 import { sessionResolver } from "./features/accounts/service.ts";
 import { answerRoutes } from "./features/answers/routes.ts";
 import { apiKeyResolver } from "./features/apikeys/service.ts";
+import { attestationRoutes } from "./features/attestations/routes.ts";
 import { callbackRoutes } from "./features/callbacks/routes.ts";
 import { challengeRoutes, createChallengeScopes } from "./features/challenges/routes.ts";
 import { collectionRoutes } from "./features/collections/routes.ts";
@@ -213,6 +214,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
 		await app.register(answerRoutes);
 		await app.register(grantRoutes);
 		await app.register(oidcRoutes);
+		await app.register(attestationRoutes);
 		await app.register(stampingRoutes, { shareStampFor });
 		await app.register(consoleRoutes);
 		if (deps.extend) await deps.extend(app);

@@ -15,6 +15,7 @@ import * as m0013 from "./migrations/0013-connections.ts";
 import * as m0014 from "./migrations/0014-remote-grants.ts";
 import * as m0015 from "./migrations/0015-peer-events.ts";
 import * as m0016 from "./migrations/0016-oidc.ts";
+import * as m0017 from "./migrations/0017-attestations.ts";
 import type { Database } from "./schema.ts";
 
 // Listed statically so the same list works from TypeScript sources and compiled output.
@@ -35,6 +36,7 @@ const migrations: Record<string, Migration> = {
 	"0014-remote-grants": m0014,
 	"0015-peer-events": m0015,
 	"0016-oidc": m0016,
+	"0017-attestations": m0017,
 };
 
 export async function migrateToLatest(db: Kysely<Database>, schema?: string): Promise<void> {

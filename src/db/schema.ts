@@ -366,6 +366,44 @@ export interface GrantTokenTable {
 	updated: number;
 }
 
+export interface AttestationTable {
+	id: string;
+	workspace: string;
+	type: string;
+	/** JSON object: name -> text, number or boolean. */
+	claims: string;
+	label: string;
+	expires_at: number | null;
+	offer_expires_at: number;
+	status: "offered" | "active" | "revoked";
+	token_hash: string;
+	position: number;
+	subject_fingerprint: string | null;
+	subject_domain: string | null;
+	subject_name: string | null;
+	/** JSON: the holder's public JWK. */
+	subject_key: string | null;
+	issued_at: number | null;
+	created_by: string | null;
+	created: number;
+	updated: number;
+}
+
+/** An (audience, nonce) pair a presentation's key binding was accepted for. */
+export interface VerifyNonceTable {
+	hash: string;
+	expires: number;
+}
+
+/** A status-list position; no foreign key, so a set bit outlives its attestation. */
+export interface StatusEntryTable {
+	position: number;
+	attestation: string | null;
+	revoked: number;
+	created: number;
+	updated: number;
+}
+
 /** An authorization request the sign-in page was opened for (fixed at GET /oidc/authorize). */
 export interface OidcRequestTable {
 	hash: string;
@@ -533,4 +571,7 @@ export interface Database {
 	oidc_codes: OidcCodeTable;
 	oidc_tokens: OidcTokenTable;
 	oidc_links: OidcLinkTable;
+	attestations: AttestationTable;
+	status_entries: StatusEntryTable;
+	verify_nonces: VerifyNonceTable;
 }

@@ -38,6 +38,8 @@ export function rateLimits(config: Pick<Config, "ratelimitConnectRequests">) {
 		grantRead: { max: 300, timeWindow: minute },
 		/** `/oidc/token` and `/oidc/userinfo`: a service's backend asks for every person it signs in. */
 		oidcService: { max: 600, timeWindow: minute },
+		/** `POST /api/attestations/verify`: a service checks every presentation it receives. */
+		verify: { max: 120, timeWindow: minute },
 	} satisfies Record<string, Limit>;
 }
 

@@ -51,6 +51,27 @@ export async function fetchJson(
 	url: string,
 	opts: Pick<PeerOptions, "dnsServers" | "peerOverrides"> & { timeoutMs: number },
 ): Promise<unknown> {
+	const body = await fetchBody(url, "application/json", opts);
+	try {
+		return JSON.parse(body);
+	} catch (err) {
+		throw new PeerFetchError(`${url}: ${(err as Error).message}`);
+	}
+}
+
+/** GET a text document (a status list JWT) the same way as fetchJson. */
+export function peerFetchText(
+	url: string,
+	opts: Pick<PeerOptions, "dnsServers" | "peerOverrides"> & { timeoutMs: number },
+): Promise<string> {
+	return fetchBody(url, "*/*", opts);
+}
+
+async function fetchBody(
+	url: string,
+	accept: string,
+	opts: Pick<PeerOptions, "dnsServers" | "peerOverrides"> & { timeoutMs: number },
+): Promise<string> {
 	let origin: string;
 	try {
 		origin = new URL(url).origin;
@@ -65,15 +86,11 @@ export async function fetchJson(
 		trusted: Object.values(opts.peerOverrides).includes(origin),
 	});
 	try {
-		const res = await client.send({ method: "GET", url, headers: { accept: "application/json" } });
+		const res = await client.send({ method: "GET", url, headers: { accept } });
 		if (res.kind !== "response") throw new PeerFetchError(`${url}: ${res.reason}`);
 		if (res.status !== 200) throw new PeerFetchError(`${url} answered ${res.status}`);
 		if (res.truncated) throw new PeerFetchError(`${url}: body over ${MAX_BODY} bytes`);
-		try {
-			return JSON.parse(res.body.toString("utf8"));
-		} catch (err) {
-			throw new PeerFetchError(`${url}: ${(err as Error).message}`);
-		}
+		return res.body.toString("utf8");
 	} finally {
 		await client.close();
 	}

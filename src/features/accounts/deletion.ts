@@ -51,6 +51,7 @@ export async function deleteAccount(deps: DeletionDeps, accountId: string, now: 
 			if (personal(m)) blobKeys.push(...(await deleteWorkspaceIn(trx, deps.hooks, m.id, now)));
 			else await depart(trx, m.id, accountId, now);
 		}
+		for (const hook of deps.hooks.onAccountDeleted) await hook(trx, accountId, now);
 		await store.deleteAccountRows(trx, accountId);
 		return blobKeys;
 	});

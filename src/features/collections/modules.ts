@@ -1,6 +1,7 @@
 // Every collection of `/api/collections/{collection}/records`. A feature adds its collection by
 // declaring a module (see registry.ts) and listing it here.
 import { apiKeysCollection } from "../apikeys/collection.ts";
+import { attestationsCollection } from "../attestations/collection.ts";
 import { connectionsCollection } from "../connections/collection.ts";
 import { identitiesCollection } from "../identity/collection.ts";
 import { invitationsCollection } from "../invitations/collection.ts";
@@ -31,4 +32,5 @@ export const collectionModules: readonly AnyCollection[] = [
 	linksCollection,
 	linkReadsCollection,
 	connectionsCollection,
+	attestationsCollection,
 ];

@@ -52,6 +52,8 @@ export interface OperationContext {
 	origin: string;
 	/** The callback URL policy (`requests`): ALLOW_PRIVATE_CALLBACKS and the resolvers to check hosts with. */
 	callbackPolicy: { allowPrivate: boolean; dnsServers: readonly string[] };
+	/** ALLOW_ATTESTATIONS: issuing (`attestations` create) is refused without it. */
+	allowAttestations: boolean;
 }
 
 /** A file already streamed into the blob store (under a fresh key) before its row is written. */

@@ -184,6 +184,7 @@ function registerCollection(
 		domain: app.config.domain,
 		origin: relyingParty(app.config).origin,
 		callbackPolicy: { allowPrivate: app.config.allowPrivateCallbacks, dnsServers: app.config.dnsServers },
+		allowAttestations: app.config.allowAttestations,
 	});
 
 	/** The JSON body, or the multipart fields (validated by the same schema) and the stored file. */

@@ -13,12 +13,20 @@ export type WorkspaceDeletedHook = (
 	now: number,
 ) => Promise<unknown>;
 
+/** Called inside the transaction that deletes an account, before its rows go (attestations it issued). */
+export type AccountDeletedHook = (
+	trx: Transaction<Database>,
+	accountId: string,
+	now: number,
+) => Promise<unknown>;
+
 export interface WorkspaceHooks {
 	onWorkspaceDeleted: WorkspaceDeletedHook[];
+	onAccountDeleted: AccountDeletedHook[];
 }
 
 export function createWorkspaceHooks(): WorkspaceHooks {
-	return { onWorkspaceDeleted: [] };
+	return { onWorkspaceDeleted: [], onAccountDeleted: [] };
 }
 
 declare module "fastify" {

@@ -1,0 +1,279 @@
+// The attestations' public routes (spec "Attestations"): the issuer metadata with the certified
+// credential key, the status list, the offer view and the claim. The `attestations` collection is
+// in collection.ts.
+import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import { Type } from "typebox";
+import { publicOrigin } from "../../config.ts";
+import { sha256Hex } from "../../lib/crypto.ts";
+import type { PeerOptions } from "../../lib/peer.ts";
+import { registerChallengeScope } from "../challenges/routes.ts";
+import { CREDENTIAL_KEYS, keyRing } from "../server/certified-keys.ts";
+import { issueCredential, statusListUri } from "./credential.ts";
+import {
+	attestationByToken,
+	bindHolder,
+	onAccountDeleted,
+	onWorkspaceDeleted,
+	openOffer,
+	proveHolder,
+} from "./service.ts";
+import { signedStatusList, TTL_S } from "./status-list.ts";
+import { type AttesterSource, verifyPresentation } from "./verify.ts";
+
+const TokenParams = Type.Object({ token: Type.String({ minLength: 1, maxLength: 128 }) });
+
+const IdentityHalf = Type.Object(
+	{
+		id: Type.Optional(Type.String({ maxLength: 64 })),
+		name: Type.Optional(Type.String({ maxLength: 200 })),
+		fingerprint: Type.String({ pattern: "^[0-9a-f]{64}$" }),
+		certificate: Type.String({ minLength: 1, maxLength: 16_384 }),
+		parentSignature: Type.String({ minLength: 1, maxLength: 2048 }),
+		domainAtIssue: Type.Optional(Type.String({ maxLength: 253 })),
+	},
+	{
+		description:
+			"The public half of the identity as `GET /api/certificate/{id}` gives it; `domainAtIssue` names the server that issued it (this server when left out).",
+	},
+);
+
+const ClaimBody = Type.Object(
+	{
+		identity: IdentityHalf,
+		challengeNonce: Type.Optional(Type.String({ maxLength: 200 })),
+		challengeSignature: Type.Optional(Type.String({ maxLength: 400 })),
+	},
+	{ additionalProperties: false },
+);
+
+export const attestationRoutes: FastifyPluginAsyncTypebox = async (app) => {
+	const { config } = app;
+	const db = app.store.db;
+	const issuer = publicOrigin(config);
+	const keys = keyRing(db, CREDENTIAL_KEYS, app.rootKey, config.domain, () => app.clock.now());
+	const peer = (): PeerOptions => ({
+		dnsServers: config.dnsServers,
+		peerOverrides: config.peerOverrides,
+		now: app.clock.now(),
+	});
+	registerChallengeScope(app, "attestation", async (_db, token) =>
+		Boolean(await attestationByToken(db, token)),
+	);
+	app.workspaceHooks.onWorkspaceDeleted.push(onWorkspaceDeleted);
+	app.workspaceHooks.onAccountDeleted.push(onAccountDeleted);
+
+	app.get(
+		"/.well-known/jwt-vc-issuer",
+		{
+			schema: {
+				tags: ["attestations"],
+				summary: "The issuer metadata: the ES256 credential keys, each certified by the root key",
+				response: {
+					200: Type.Object({
+						issuer: Type.String(),
+						jwks: Type.Object({ keys: Type.Array(Type.Record(Type.String(), Type.Unknown())) }),
+					}),
+				},
+			},
+			config: { rateLimit: app.limits.discovery },
+		},
+		async (_request, reply) => {
+			const ring = await keys.get();
+			reply.header("cache-control", "public, max-age=300").header("access-control-allow-origin", "*");
+			return { issuer, jwks: { keys: ring.all.map((k) => k.jwk) } };
+		},
+	);
+
+	app.get(
+		"/api/attestations/status",
+		{
+			schema: {
+				tags: ["attestations"],
+				summary: "The status list (`application/statuslist+jwt`): set bit = revoked; keep it `ttl` seconds",
+				response: { 200: Type.String({ description: "application/statuslist+jwt" }) },
+			},
+			config: { rateLimit: app.limits.discovery },
+		},
+		async (_request, reply) => {
+			const jwt = await signedStatusList(db, keys, statusListUri(issuer), issuer, app.clock.now());
+			return reply
+				.type("application/statuslist+jwt")
+				.header("cache-control", `public, max-age=${TTL_S}`)
+				.header("access-control-allow-origin", "*")
+				.send(jwt);
+		},
+	);
+
+	const Verdict = Type.Object(
+		{
+			state: Type.Union([
+				Type.Literal("verified"),
+				Type.Literal("unverified"),
+				Type.Literal("dnsMissing"),
+				Type.Literal("spoofed"),
+				Type.Literal("revoked"),
+				Type.Literal("expired"),
+				Type.Literal("invalid"),
+			]),
+			reason: Type.String({
+				description: "The first reason the credential was held back; empty when verified.",
+			}),
+			issuer: Type.String({ description: "The attesting domain (from `iss`)." }),
+			issuerState: Type.String({
+				description:
+					"How the attester's key was tied to its domain: `verified`, `dnsMissing`, `spoofed`, `unreachable`.",
+			}),
+			type: Type.String({ description: "The credential's `vct`." }),
+			claims: Type.Optional(
+				Type.Record(Type.String(), Type.Unknown(), {
+					description: "Disclosed claims; only when the issuer's signature verified.",
+				}),
+			),
+			withheld: Type.Integer({ description: "Claims present only as digests." }),
+			status: Type.Union([Type.Literal("valid"), Type.Literal("revoked"), Type.Literal("unknown")]),
+			issuedAt: Type.Optional(Type.Integer()),
+			expiresAt: Type.Optional(Type.Integer()),
+			holder: Type.Object({
+				fingerprint: Type.String(),
+				domain: Type.String(),
+				state: Type.String(),
+				status: Type.String(),
+			}),
+			keyBound: Type.Boolean(),
+		},
+		{ $id: "Verdict" },
+	);
+
+	const source = (now: number): AttesterSource => ({
+		self: {
+			domain: config.domain,
+			issuer,
+			keys: () => keys.get(),
+			statusList: () => signedStatusList(db, keys, statusListUri(issuer), issuer, now),
+		},
+		peer: peer(),
+		now,
+		localStanding: async (fingerprint) => {
+			const row = await db
+				.selectFrom("identities")
+				.select("status")
+				.where("fingerprint", "=", fingerprint)
+				.executeTakeFirst();
+			if (row) return row.status;
+			const gone = await db
+				.selectFrom("identity_tombstones")
+				.select("fingerprint")
+				.where("fingerprint", "=", fingerprint)
+				.executeTakeFirst();
+			return gone ? "revoked" : "unknown";
+		},
+		spendNonce: async (audience, nonce) => {
+			await db.deleteFrom("verify_nonces").where("expires", "<=", now).execute();
+			const result = await db
+				.insertInto("verify_nonces")
+				.values({ hash: sha256Hex(`${audience}\n${nonce}`), expires: now + 10 * 60_000 })
+				.onConflict((oc) => oc.column("hash").doNothing())
+				.executeTakeFirst();
+			return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
+		},
+	});
+
+	app.post(
+		"/api/attestations/verify",
+		{
+			schema: {
+				tags: ["attestations"],
+				summary: "Checks a presentation along the attester's and the holder's chains; always a verdict",
+				body: Type.Object(
+					{
+						presentation: Type.String({ minLength: 1, maxLength: 65_536 }),
+						audience: Type.Optional(Type.String({ minLength: 1, maxLength: 2000 })),
+						nonce: Type.Optional(Type.String({ pattern: "^[A-Za-z0-9._~-]{8,256}$" })),
+					},
+					{ additionalProperties: false },
+				),
+				response: { 200: Verdict },
+			},
+			config: { rateLimit: app.limits.verify },
+		},
+		async (request, reply) => {
+			reply.header("cache-control", "no-store");
+			return verifyPresentation(source(app.clock.now()), request.body);
+		},
+	);
+
+	app.get(
+		"/api/attestations/offers/:token",
+		{
+			schema: {
+				tags: ["attestations"],
+				summary: "The offer as its subject sees it",
+				params: TokenParams,
+				response: {
+					200: Type.Object({
+						type: Type.String(),
+						label: Type.String(),
+						status: Type.Union([Type.Literal("offered"), Type.Literal("active")]),
+						claims: Type.Optional(
+							Type.Record(Type.String(), Type.Union([Type.String(), Type.Number(), Type.Boolean()])),
+						),
+						expiresAt: Type.Union([Type.String(), Type.Null()]),
+						offerExpiresAt: Type.String(),
+						subjectFingerprint: Type.Union([Type.String(), Type.Null()]),
+						server: Type.Object({ domain: Type.String(), fingerprint: Type.String(), origin: Type.String() }),
+						workspace: Type.Object({ id: Type.String(), name: Type.String() }),
+					}),
+				},
+			},
+			config: { rateLimit: app.limits.probe },
+		},
+		async (request, reply) => {
+			const now = app.clock.now();
+			const row = openOffer(await attestationByToken(db, request.params.token), now);
+			const workspace = await db
+				.selectFrom("workspaces")
+				.select(["id", "name"])
+				.where("id", "=", row.workspace)
+				.executeTakeFirstOrThrow();
+			reply.header("cache-control", "no-store");
+			return {
+				type: row.type,
+				label: row.label,
+				status: row.status as "offered" | "active",
+				// The claims are shown while the offer is open to be accepted.
+				...(row.status === "offered" ? { claims: JSON.parse(row.claims) } : {}),
+				expiresAt: row.expires_at === null ? null : new Date(row.expires_at).toISOString(),
+				offerExpiresAt: new Date(row.offer_expires_at).toISOString(),
+				subjectFingerprint: row.subject_fingerprint,
+				server: { domain: config.domain, fingerprint: app.rootKey.fingerprint, origin: issuer },
+				workspace,
+			};
+		},
+	);
+
+	app.post(
+		"/api/attestations/offers/:token/claim",
+		{
+			schema: {
+				tags: ["attestations"],
+				summary: "Accepts the offer with a proven identity; answers the SD-JWT VC bound to its key",
+				params: TokenParams,
+				body: ClaimBody,
+				response: { 200: Type.Object({ credential: Type.String(), issuer: Type.String() }) },
+			},
+			config: { rateLimit: app.limits.gate },
+		},
+		async (request, reply) => {
+			const now = app.clock.now();
+			const { token } = request.params;
+			openOffer(await attestationByToken(db, token), now);
+			const holder = await proveHolder({ db, domain: config.domain, peer: peer(), now }, token, request.body);
+			// Read again after the proof (which may have waited on another server).
+			const row = openOffer(await attestationByToken(db, token), app.clock.now());
+			const bound = await bindHolder(db, row, holder, now);
+			const ring = await keys.get();
+			reply.header("cache-control", "no-store");
+			return { credential: await issueCredential(bound, issuer, ring.current), issuer: config.domain };
+		},
+	);
+};

@@ -1,0 +1,87 @@
+// The status list (spec "Status list", IETF Token Status List): one bit per attestation, set bit =
+// revoked, zlib-compressed, in a `statuslist+jwt` signed with the credential key. Positions are
+// drawn at random from a list at least twice as long as the number of attestations, so a position
+// says nothing about when or by whom a credential was issued. A set bit is never cleared.
+import crypto from "node:crypto";
+import { StatusList } from "@sd-jwt/jwt-status-list";
+import { SignJWT } from "jose";
+import type { Kysely, Transaction } from "kysely";
+import type { Database } from "../../db/schema.ts";
+import type { KeyRingCache } from "../server/certified-keys.ts";
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+/** The smallest list: 16 KiB of bits before compression, so early positions are hard to guess. */
+export const MIN_SIZE = 131_072;
+/** What a reader may keep the list for, in seconds (spec: five minutes). */
+export const TTL_S = 300;
+/** How long a signed list is valid; readers fetch again after `ttl` anyway. */
+export const LIST_VALID_S = 3600;
+
+/** The list's length for `count` positions: a power of two at least twice the count. */
+export function listSize(count: number): number {
+	let size = MIN_SIZE;
+	while (size < 2 * count) size *= 2;
+	return size;
+}
+
+async function positionCount(db: Db): Promise<number> {
+	const row = await db
+		.selectFrom("status_entries")
+		.select((eb) => eb.fn.countAll<number>().as("n"))
+		.executeTakeFirstOrThrow();
+	return Number(row.n);
+}
+
+/**
+ * Takes a free random position for `attestation`. Two takers of one position: the insert of one
+ * finds the other's row and draws again, so every attestation has a position of its own.
+ */
+export async function takePosition(db: Db, attestation: string, now: number): Promise<number> {
+	const size = listSize((await positionCount(db)) + 1);
+	for (let attempt = 0; attempt < 64; attempt++) {
+		const position = crypto.randomInt(size);
+		const result = await db
+			.insertInto("status_entries")
+			.values({ position, attestation, revoked: 0, created: now, updated: now })
+			.onConflict((oc) => oc.column("position").doNothing())
+			.executeTakeFirst();
+		if (Number(result.numInsertedOrUpdatedRows ?? 0) === 1) return position;
+	}
+	throw new Error("no free status-list position after 64 draws");
+}
+
+/** Sets the bits of these attestations (revoked, deleted, workspace or issuer gone); never cleared. */
+export async function revokePositions(db: Db, attestations: readonly string[], now: number): Promise<void> {
+	if (attestations.length === 0) return;
+	await db
+		.updateTable("status_entries")
+		.set({ revoked: 1, updated: now })
+		.where("attestation", "in", attestations)
+		.where("revoked", "=", 0)
+		.execute();
+}
+
+/** The list as a signed `statuslist+jwt`, for `uri` (the address it is served at). */
+export async function signedStatusList(
+	db: Kysely<Database>,
+	keys: KeyRingCache,
+	uri: string,
+	issuer: string,
+	now: number,
+): Promise<string> {
+	const size = listSize(await positionCount(db));
+	const bits = new Array<number>(size).fill(0);
+	const revoked = await db.selectFrom("status_entries").select("position").where("revoked", "=", 1).execute();
+	for (const { position } of revoked) if (position < size) bits[position] = 1;
+	const lst = new StatusList(bits, 1).compressStatusList();
+	const ring = await keys.get();
+	const iat = Math.floor(now / 1000);
+	return new SignJWT({ ttl: TTL_S, status_list: { bits: 1, lst } })
+		.setProtectedHeader({ alg: "ES256", kid: ring.current.kid, typ: "statuslist+jwt" })
+		.setIssuer(issuer)
+		.setSubject(uri)
+		.setIssuedAt(iat)
+		.setExpirationTime(iat + LIST_VALID_S)
+		.sign(ring.current.privateKey);
+}
