@@ -1,0 +1,255 @@
+// `POST /api/attestations/verify` on one server: presentations built with @sd-jwt/sd-jwt-vc (the
+// presenting module the app and the svc command use) and by hand, each verdict the spec names:
+// verified with audience and nonce; never verified without them; a replayed nonce, another
+// audience, an altered disclosure, a key binding over other disclosures and an unreadable string
+// are invalid; a forged issuer signature is spoofed; a revoked credential and a withdrawn holder
+// identity are revoked; past `exp` (frozen time) is expired. Always 200.
+import assert from "node:assert/strict";
+import crypto from "node:crypto";
+import { after, before, describe, test } from "node:test";
+import { decodeProtectedHeader, SignJWT } from "jose";
+import { buildPresentation } from "../../src/features/attestations/present.ts";
+import { makeApp, type TestApp } from "../helpers/app.ts";
+import { type DeviceKey, deviceKey } from "../helpers/device-key.ts";
+import { buildAccount, type TestAccount } from "../helpers/factories.ts";
+import { nextIp } from "../shares/helpers.ts";
+
+const C = "/api/collections/attestations/records";
+const AUDIENCE = "https://shop.example";
+let t: TestApp;
+let admin: TestAccount;
+
+before(async () => {
+	t = await makeApp({ allowAttestations: true });
+	admin = await buildAccount(t.app, { name: "Registry" });
+});
+after(() => t.close());
+
+interface Issued {
+	credential: string;
+	id: string;
+	key: DeviceKey;
+	identityId: string;
+}
+
+async function issued(body: Record<string, unknown> = {}): Promise<Issued> {
+	const person = await buildAccount(t.app, { name: "Ada" });
+	const key = await deviceKey();
+	const made = await t.app.inject({
+		method: "POST",
+		url: "/api/collections/identities/records",
+		headers: person.headers,
+		payload: { name: "Ada", publicKey: key.publicJwk },
+	});
+	const identity = (await t.app.inject({ method: "GET", url: `/api/certificate/${made.json().id}` })).json();
+	const offer = await t.app.inject({
+		method: "POST",
+		url: C,
+		headers: admin.headers,
+		payload: {
+			workspace: admin.workspaceId,
+			type: "membership",
+			claims: { member: true, grade: 3, club: "Chess" },
+			...body,
+		},
+	});
+	const token = String(offer.headers["x-attestation-token"]);
+	const nonce = (
+		await t.app.inject({
+			method: "GET",
+			url: `/api/challenges/attestation/${token}?identityId=${identity.id}`,
+			remoteAddress: nextIp(),
+		})
+	).json().nonce;
+	const res = await t.app.inject({
+		method: "POST",
+		url: `/api/attestations/offers/${token}/claim`,
+		payload: { identity, challengeNonce: nonce, challengeSignature: await key.sign(nonce) },
+		remoteAddress: nextIp(),
+	});
+	assert.equal(res.statusCode, 200, res.body);
+	return { credential: res.json().credential, id: offer.json().id, key, identityId: made.json().id };
+}
+
+const fresh = () => `n-${crypto.randomBytes(12).toString("base64url")}`;
+
+function present(c: Issued, claims: string[], nonce = fresh(), audience = AUDIENCE) {
+	return buildPresentation(c.credential, {
+		claims,
+		audience,
+		nonce,
+		sign: (input) => c.key.sign(input),
+		now: Date.now() / 1000,
+	});
+}
+
+async function verify(body: Record<string, unknown>) {
+	const res = await t.app.inject({
+		method: "POST",
+		url: "/api/attestations/verify",
+		payload: body,
+		remoteAddress: nextIp(),
+	});
+	assert.equal(res.statusCode, 200, res.body);
+	return res.json();
+}
+
+describe("POST /api/attestations/verify", () => {
+	test("verified: both chains hold, the holder presented for this audience and nonce, two of three claims", async () => {
+		const c = await issued();
+		const nonce = fresh();
+		const presentation = await present(c, ["member", "club"], nonce);
+		const v = await verify({ presentation, audience: AUDIENCE, nonce });
+		assert.equal(v.state, "verified", v.reason);
+		assert.equal(v.reason, "");
+		assert.equal(v.issuer, "localhost");
+		assert.equal(v.issuerState, "verified");
+		assert.equal(v.type, "membership");
+		assert.deepEqual(v.claims, { member: true, club: "Chess" });
+		assert.equal(v.withheld, 1);
+		assert.equal(v.status, "valid");
+		assert.equal(typeof v.issuedAt, "number");
+		assert.equal(v.expiresAt, undefined);
+		assert.equal(v.holder.domain, "localhost");
+		assert.equal(v.holder.status, "active");
+		assert.equal(v.keyBound, true);
+
+		// The same nonce again: a replay.
+		const replay = await verify({ presentation, audience: AUDIENCE, nonce });
+		assert.equal(replay.state, "invalid");
+		assert.match(replay.reason, /already presented/);
+	});
+
+	test("without audience and nonce it is never verified, and the key binding is not checked", async () => {
+		const c = await issued();
+		const v = await verify({ presentation: c.credential });
+		assert.equal(v.state, "unverified");
+		assert.equal(v.keyBound, false);
+		assert.deepEqual(v.claims, { member: true, grade: 3, club: "Chess" });
+		assert.match(v.reason, /audience and nonce/);
+	});
+
+	test("another audience, another nonce, an altered disclosure, a binding over other disclosures: invalid", async () => {
+		const c = await issued();
+		const nonce = fresh();
+		const p = await present(c, ["member"], nonce);
+		assert.equal(
+			(await verify({ presentation: p, audience: "https://other.example", nonce })).state,
+			"invalid",
+		);
+		assert.equal((await verify({ presentation: p, audience: AUDIENCE, nonce: fresh() })).state, "invalid");
+
+		// A disclosure whose value was changed is no digest the issuer signed.
+		const [jwt, first, ...rest] = p.split("~");
+		const [salt, name] = JSON.parse(Buffer.from(first as string, "base64url").toString());
+		const forgedDisclosure = Buffer.from(JSON.stringify([salt, name, false])).toString("base64url");
+		const altered = await verify({
+			presentation: [jwt, forgedDisclosure, ...rest].join("~"),
+			audience: AUDIENCE,
+			nonce: fresh(),
+		});
+		assert.equal(altered.state, "invalid");
+		assert.match(altered.reason, /not one the issuer signed/);
+
+		// One more disclosure added after the key binding was made: sd_hash no longer matches.
+		const nonce2 = fresh();
+		const one = await present(c, ["member"], nonce2);
+		const all = c.credential
+			.split("~")
+			.filter((d) => d !== "")
+			.slice(1);
+		const parts = one.split("~");
+		const kb = parts.pop() as string;
+		const extra = all.find((d) => !parts.includes(d)) as string;
+		const widened = [...parts, extra, kb].join("~");
+		const w = await verify({ presentation: widened, audience: AUDIENCE, nonce: nonce2 });
+		assert.equal(w.state, "invalid");
+		assert.match(w.reason, /exactly the disclosures/);
+
+		// Signed by another key than the one in cnf.
+		const nonce3 = fresh();
+		const stranger = await deviceKey();
+		const foreign = await buildPresentation(c.credential, {
+			claims: ["member"],
+			audience: AUDIENCE,
+			nonce: nonce3,
+			sign: (input) => stranger.sign(input),
+			now: Date.now() / 1000,
+		});
+		assert.equal(
+			(await verify({ presentation: foreign, audience: AUDIENCE, nonce: nonce3 })).state,
+			"invalid",
+		);
+	});
+
+	test("unreadable input is invalid, still 200; a malformed nonce is 400", async () => {
+		for (const presentation of ["garbage", "a.b.c~", "~~~"]) {
+			const v = await verify({ presentation });
+			assert.equal(v.state, "invalid", presentation);
+			assert.equal(v.keyBound, false);
+		}
+		const bad = await t.app.inject({
+			method: "POST",
+			url: "/api/attestations/verify",
+			payload: { presentation: "x", nonce: "no spaces here!" },
+			remoteAddress: nextIp(),
+		});
+		assert.equal(bad.statusCode, 400);
+	});
+
+	test("a forged issuer signature is spoofed, and its claims are not given", async () => {
+		const c = await issued();
+		const [jwt, ...rest] = c.credential.split("~");
+		const header = decodeProtectedHeader(jwt as string);
+		const payload = JSON.parse(Buffer.from((jwt as string).split(".")[1] as string, "base64url").toString());
+		const { privateKey } = crypto.generateKeyPairSync("ec", { namedCurve: "P-256" });
+		const forged = await new SignJWT(payload)
+			.setProtectedHeader({ alg: "ES256", typ: "dc+sd-jwt", kid: header.kid as string })
+			.sign(privateKey);
+		const v = await verify({ presentation: [forged, ...rest].join("~") });
+		assert.equal(v.state, "spoofed");
+		assert.equal(v.claims, undefined);
+	});
+
+	test("revoked by the attester, or the holder's identity withdrawn: revoked", async () => {
+		const c = await issued();
+		await t.app.inject({
+			method: "PATCH",
+			url: `${C}/${c.id}`,
+			headers: admin.headers,
+			payload: { status: "revoked" },
+		});
+		let v = await verify({ presentation: c.credential });
+		assert.equal(v.state, "revoked");
+		assert.equal(v.status, "revoked");
+
+		const d = await issued();
+		await t.app.store.db
+			.updateTable("identities")
+			.set({ status: "revoked" })
+			.where("id", "=", d.identityId)
+			.execute();
+		v = await verify({ presentation: d.credential });
+		assert.equal(v.state, "revoked");
+		assert.equal(v.status, "valid");
+		assert.equal(v.holder.status, "revoked");
+	});
+
+	test("at exp the credential is expired; a second before, it is not", async () => {
+		const expiresAt = new Date(Math.ceil((t.app.clock.now() + 3600_000) / 1000) * 1000).toISOString();
+		const c = await issued({ expiresAt });
+		const at = Date.parse(expiresAt);
+		const real = t.app.clock.now;
+		try {
+			t.app.clock.now = () => at;
+			let v = await verify({ presentation: c.credential });
+			assert.equal(v.state, "expired");
+			assert.equal(v.expiresAt, at / 1000);
+			t.app.clock.now = () => at - 1000;
+			v = await verify({ presentation: c.credential });
+			assert.equal(v.state, "unverified", "not expired; unverified only for the missing audience and nonce");
+		} finally {
+			t.app.clock.now = real;
+		}
+	});
+});
