@@ -121,7 +121,7 @@ describe("console accessibility", { timeout: 280_000 }, () => {
 		await page.reload();
 		await screenReady(page);
 		const reached: string[] = [];
-		for (let i = 0; i < 20; i++) {
+		for (let i = 0; i < 30; i++) {
 			await page.keyboard.press("Tab");
 			const el = await focused(page);
 			if (el.inNav) {
