@@ -389,6 +389,25 @@ export interface AttestationTable {
 	updated: number;
 }
 
+/** A credential one of the person's identities accepted (`credentials` collection). */
+export interface CredentialTable {
+	id: string;
+	account: string;
+	identity: string;
+	issuer: string;
+	/** `<status list uri>#<idx>`: which attestation of the issuer it is. */
+	status_ref: string;
+	type: string;
+	/** The SD-JWT with every disclosure. */
+	credential: string;
+	/** JSON object of every claim. */
+	claims: string;
+	issued_at: number;
+	expires_at: number | null;
+	created: number;
+	updated: number;
+}
+
 /** An (audience, nonce) pair a presentation's key binding was accepted for. */
 export interface VerifyNonceTable {
 	hash: string;
@@ -574,4 +593,5 @@ export interface Database {
 	attestations: AttestationTable;
 	status_entries: StatusEntryTable;
 	verify_nonces: VerifyNonceTable;
+	credentials: CredentialTable;
 }

@@ -30,6 +30,7 @@ before(async () => {
 after(() => t.close());
 
 interface Holder {
+	person: TestAccount;
 	key: DeviceKey;
 	identity: {
 		id: string;
@@ -53,7 +54,7 @@ async function holder(name = "Ada"): Promise<Holder> {
 	});
 	assert.equal(made.statusCode, 200, made.body);
 	const cert = await t.app.inject({ method: "GET", url: `/api/certificate/${made.json().id}` });
-	return { key, identity: cert.json() };
+	return { person, key, identity: cert.json() };
 }
 
 async function offer(body: Record<string, unknown> = {}, who: TestAccount = admin) {
@@ -408,6 +409,75 @@ describe("issuing", () => {
 		} finally {
 			t.app.clock.now = real;
 		}
+	});
+
+	test("held: the person's own server keeps what its identity accepted here, and deletes it on request", async () => {
+		const made = await offer();
+		const token = String(made.headers["x-attestation-token"]);
+		const h = await holder();
+		const nonce = (
+			await t.app.inject({
+				method: "GET",
+				url: `/api/challenges/attestation/${token}?identityId=${h.identity.id}`,
+				remoteAddress: nextIp(),
+			})
+		).json().nonce;
+		const kept = await t.app.inject({
+			method: "POST",
+			url: "/api/credentials/claim",
+			headers: h.person.headers,
+			remoteAddress: nextIp(),
+			payload: {
+				token,
+				identityId: h.identity.id,
+				challengeNonce: nonce,
+				challengeSignature: await h.key.sign(nonce),
+			},
+		});
+		assert.equal(kept.statusCode, 200, kept.body);
+		assert.equal(kept.json().issuer, "localhost");
+		assert.deepEqual(kept.json().claims, { member: true, grade: 3, club: "Chess" });
+		const status = await t.app.inject({
+			method: "GET",
+			url: `/api/credentials/${kept.json().id}/status`,
+			headers: h.person.headers,
+			remoteAddress: nextIp(),
+		});
+		assert.equal(status.json().state, "verified", status.json().reason);
+		assert.equal(status.json().keyBound, false);
+		// Another person sees nothing of it; an API key cannot reach the collection.
+		const other = await buildAccount(t.app);
+		const hidden = await t.app.inject({
+			method: "GET",
+			url: `/api/credentials/${kept.json().id}/status`,
+			headers: other.headers,
+		});
+		assert.equal(hidden.statusCode, 404);
+		const list = await t.app.inject({
+			method: "GET",
+			url: "/api/collections/credentials/records",
+			headers: other.headers,
+		});
+		assert.equal(list.json().totalItems, 0);
+		const created = await t.app.inject({
+			method: "POST",
+			url: "/api/collections/credentials/records",
+			headers: h.person.headers,
+			payload: {},
+		});
+		assert.equal(created.statusCode, 405);
+		const removed = await t.app.inject({
+			method: "DELETE",
+			url: `/api/collections/credentials/records/${kept.json().id}`,
+			headers: h.person.headers,
+		});
+		assert.equal(removed.statusCode, 204, removed.body);
+		const after = await t.app.inject({
+			method: "GET",
+			url: "/api/collections/credentials/records",
+			headers: h.person.headers,
+		});
+		assert.equal(after.json().totalItems, 0);
 	});
 
 	test("a burst of 200 claims of one offer by two identities issues to one identity only", async () => {

@@ -4,18 +4,23 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Type } from "typebox";
 import { publicOrigin } from "../../config.ts";
+import type { AccountCaller } from "../../http/auth.ts";
+import { requireSession } from "../../http/auth.ts";
+import { AppError } from "../../http/errors.ts";
 import { sha256Hex } from "../../lib/crypto.ts";
 import type { PeerOptions } from "../../lib/peer.ts";
 import { registerChallengeScope } from "../challenges/routes.ts";
 import { CREDENTIAL_KEYS, keyRing } from "../server/certified-keys.ts";
-import { issueCredential, statusListUri } from "./credential.ts";
+import { statusListUri } from "./credential.ts";
+import { claimHeld, credentialRecord, heldStatus } from "./held.ts";
+import { Credential } from "./held-collection.ts";
 import {
 	attestationByToken,
-	bindHolder,
+	type ClaimOfferDeps,
+	claimOffer,
 	onAccountDeleted,
 	onWorkspaceDeleted,
 	openOffer,
-	proveHolder,
 } from "./service.ts";
 import { signedStatusList, TTL_S } from "./status-list.ts";
 import { type AttesterSource, verifyPresentation } from "./verify.ts";
@@ -55,6 +60,15 @@ export const attestationRoutes: FastifyPluginAsyncTypebox = async (app) => {
 		dnsServers: config.dnsServers,
 		peerOverrides: config.peerOverrides,
 		now: app.clock.now(),
+	});
+	const claimDeps = (): ClaimOfferDeps => ({
+		db,
+		domain: config.domain,
+		issuer,
+		peer: peer(),
+		now: app.clock.now(),
+		clock: () => app.clock.now(),
+		keys: () => keys.get(),
 	});
 	registerChallengeScope(app, "attestation", async (_db, token) =>
 		Boolean(await attestationByToken(db, token)),
@@ -264,16 +278,72 @@ export const attestationRoutes: FastifyPluginAsyncTypebox = async (app) => {
 			config: { rateLimit: app.limits.gate },
 		},
 		async (request, reply) => {
-			const now = app.clock.now();
-			const { token } = request.params;
-			openOffer(await attestationByToken(db, token), now);
-			const holder = await proveHolder({ db, domain: config.domain, peer: peer(), now }, token, request.body);
-			// Read again after the proof (which may have waited on another server).
-			const row = openOffer(await attestationByToken(db, token), app.clock.now());
-			const bound = await bindHolder(db, row, holder, now);
-			const ring = await keys.get();
 			reply.header("cache-control", "no-store");
-			return { credential: await issueCredential(bound, issuer, ring.current), issuer: config.domain };
+			return claimOffer(claimDeps(), request.params.token, request.body);
+		},
+	);
+
+	app.post(
+		"/api/credentials/claim",
+		{
+			onRequest: requireSession,
+			schema: {
+				tags: ["attestations"],
+				summary:
+					"Accepts an offer (of this server or another) with one of your identities and keeps the credential",
+				description:
+					"Session only. Get the nonce from the offer server's `GET /api/challenges/attestation/{token}?identityId=…` and sign it with the identity's key. `origin` is the offer server's address (left out: this server; plain http only for a PEER_OVERRIDES domain). The offer server's refusals are passed on with their codes; when it cannot be asked, 502 `remote_unreachable`; a credential not signed by a key tied to its domain, or not bound to this identity and its key, is 502 `credential_invalid` and is not kept.",
+				security: [{ Session: [] }],
+				body: Type.Object(
+					{
+						origin: Type.Optional(Type.String({ maxLength: 300 })),
+						token: Type.String({ minLength: 1, maxLength: 128 }),
+						identityId: Type.String({ minLength: 1, maxLength: 64 }),
+						challengeNonce: Type.String({ minLength: 1, maxLength: 200 }),
+						challengeSignature: Type.String({ minLength: 1, maxLength: 400 }),
+					},
+					{ additionalProperties: false },
+				),
+				response: { 200: Credential },
+			},
+			config: { rateLimit: app.limits.gate },
+		},
+		async (request, reply) => {
+			const now = app.clock.now();
+			const row = await claimHeld(
+				{ db, local: claimDeps(), source: source(now), peer: peer(), now },
+				request.caller as AccountCaller,
+				request.body,
+			);
+			reply.header("cache-control", "no-store");
+			return credentialRecord(row);
+		},
+	);
+
+	app.get(
+		"/api/credentials/:id/status",
+		{
+			onRequest: requireSession,
+			schema: {
+				tags: ["attestations"],
+				summary: "The verdict on a kept credential now (as verify answers it; keyBound always false)",
+				security: [{ Session: [] }],
+				params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) }),
+				response: { 200: Verdict },
+			},
+			config: { rateLimit: app.limits.verify },
+		},
+		async (request, reply) => {
+			const caller = request.caller as AccountCaller;
+			const row = await db
+				.selectFrom("credentials")
+				.selectAll()
+				.where("id", "=", request.params.id)
+				.where("account", "=", caller.accountId)
+				.executeTakeFirst();
+			if (!row) throw new AppError("not_found", "No such credential");
+			reply.header("cache-control", "no-store");
+			return heldStatus(source(app.clock.now()), row);
 		},
 	);
 };

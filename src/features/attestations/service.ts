@@ -12,6 +12,8 @@ import type { PeerOptions } from "../../lib/peer.ts";
 import { verifyChallenge } from "../challenges/service.ts";
 import { invalidField, parseExpiry } from "../collections/fields.ts";
 import { fetchPeerStanding, verifyPeerIdentity } from "../identity/trust.ts";
+import type { KeyRing } from "../server/certified-keys.ts";
+import { issueCredential } from "./credential.ts";
 import { revokePositions, takePosition } from "./status-list.ts";
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -317,4 +319,26 @@ export async function bindHolder(
 	if (Number(won.numUpdatedRows) === 1) return now_;
 	if (now_.status === "active" && now_.subject_fingerprint === holder.fingerprint) return now_;
 	throw new AppError("attestation_offer_claimed");
+}
+
+export interface ClaimOfferDeps extends ClaimDeps {
+	/** This server's issuer origin (`https://<domain>`). */
+	issuer: string;
+	/** The time again after the proof, which may have waited on another server. */
+	clock: () => number;
+	keys: () => Promise<KeyRing>;
+}
+
+/** `POST /api/attestations/offers/{token}/claim`: the offer open, the holder proven, then bound and issued. */
+export async function claimOffer(
+	deps: ClaimOfferDeps,
+	token: string,
+	input: ClaimInput,
+): Promise<{ credential: string; issuer: string }> {
+	openOffer(await attestationByToken(deps.db, token), deps.now);
+	const holder = await proveHolder(deps, token, input);
+	const row = openOffer(await attestationByToken(deps.db, token), deps.clock());
+	const bound = await bindHolder(deps.db, row, holder, deps.now);
+	const ring = await deps.keys();
+	return { credential: await issueCredential(bound, deps.issuer, ring.current), issuer: deps.domain };
 }

@@ -2,6 +2,7 @@
 // declaring a module (see registry.ts) and listing it here.
 import { apiKeysCollection } from "../apikeys/collection.ts";
 import { attestationsCollection } from "../attestations/collection.ts";
+import { credentialsCollection } from "../attestations/held-collection.ts";
 import { connectionsCollection } from "../connections/collection.ts";
 import { identitiesCollection } from "../identity/collection.ts";
 import { invitationsCollection } from "../invitations/collection.ts";
@@ -33,4 +34,5 @@ export const collectionModules: readonly AnyCollection[] = [
 	linkReadsCollection,
 	connectionsCollection,
 	attestationsCollection,
+	credentialsCollection,
 ];

@@ -128,7 +128,7 @@ export function defineCollection<Row, Create, Update>(
  * Sessions act for their own account: they hold these besides their role's scopes. Minting API keys
  * and certifying or withdrawing identities are the person's own acts, never a key's.
  */
-const ACCOUNT_SCOPES = ["workspace:*", "passkey:*", "apikey:*", "identity:write"];
+const ACCOUNT_SCOPES = ["workspace:*", "passkey:*", "apikey:*", "identity:write", "credential:*"];
 
 /**
  * The access rule of `op`, applied the same way to list, view, create, update and delete:

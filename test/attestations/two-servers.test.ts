@@ -1,0 +1,293 @@
+// Attestations across two servers and a DNS server on loopback: an identity issued by hold.test (in
+// this process) accepts an offer of attest.test (a second server process) through its own server's
+// POST /api/credentials/claim; attest.test checks the identity with hold.test (DNS pin, certificate,
+// standing), hold.test checks the credential with attest.test (DNS pin, certified credential key,
+// binding) before keeping it, and reports its status as the attester revokes it. Verifying at
+// hold.test: verified with audience and nonce; the attester's TXT record missing is dnsMissing,
+// pointing at another key is spoofed.
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { openStore, type Store } from "../../src/db/index.ts";
+import { createAccount, createSession } from "../../src/features/accounts/service.ts";
+import { buildPresentation } from "../../src/features/attestations/present.ts";
+import { makeApp, type TestApp, type TestEnv, testEnv } from "../helpers/app.ts";
+import { freePort } from "../helpers/browser.ts";
+import { type DeviceKey, deviceKey } from "../helpers/device-key.ts";
+import { startDns, type TestDns } from "../helpers/dns.ts";
+import { buildAccount, type TestAccount } from "../helpers/factories.ts";
+import { type ServerProcess, startServer } from "../helpers/process.ts";
+import { nextIp } from "../shares/helpers.ts";
+
+describe("attestations between two servers", { timeout: 300_000 }, () => {
+	let dns: TestDns;
+	let attesterEnv: TestEnv;
+	let attester: ServerProcess;
+	let attesterStore: Store;
+	let attesterToken: string;
+	let attesterWorkspace: string;
+	let attesterFingerprint: string;
+	let t: TestApp;
+	let person: TestAccount;
+	let key: DeviceKey;
+	let identityId: string;
+
+	const setTxt = (domain: string, values: string[] | undefined) => {
+		if (values) dns.txt.set(`_svc.${domain}`, values);
+		else dns.txt.delete(`_svc.${domain}`);
+	};
+
+	before(async () => {
+		dns = await startDns();
+		const [attestPort, holdPort] = [await freePort(), await freePort()];
+		attesterEnv = testEnv({ domain: "attest.test" });
+		attester = await startServer({
+			DOMAIN: "attest.test",
+			PORT: String(attestPort),
+			ALLOW_ATTESTATIONS: "true",
+			DATA_DIR: attesterEnv.config.dataDir,
+			DATABASE_URL: attesterEnv.config.databaseUrl,
+			DATABASE_SCHEMA: attesterEnv.config.databaseSchema,
+			DNS_SERVERS: dns.server,
+			PEER_OVERRIDES: `hold.test=http://127.0.0.1:${holdPort}`,
+			REDIS_URL: "",
+		});
+		attesterFingerprint = (
+			(await (await fetch(`${attester.url}/api/server`)).json()) as { fingerprint: string }
+		).fingerprint;
+		attesterStore = await openStore(attesterEnv.config);
+		const admin = await createAccount(
+			attesterStore.db,
+			{ email: "registry@attest.test", name: "Registry" },
+			Date.now(),
+		);
+		attesterWorkspace = admin.workspaceId;
+		attesterToken = (await createSession(attesterStore.db, admin.accountId, Date.now())).token;
+
+		t = await makeApp({
+			domain: "hold.test",
+			port: holdPort,
+			dnsServers: [dns.server],
+			peerOverrides: { "attest.test": attester.url },
+		});
+		await t.app.listen({ port: holdPort, host: "127.0.0.1" });
+		const holdFingerprint = t.app.rootKey.fingerprint;
+		setTxt("attest.test", [attesterFingerprint]);
+		setTxt("hold.test", [holdFingerprint]);
+
+		person = await buildAccount(t.app, { name: "Ada" });
+		key = await deviceKey();
+		const made = await t.app.inject({
+			method: "POST",
+			url: "/api/collections/identities/records",
+			headers: person.headers,
+			payload: { name: "Ada", publicKey: key.publicJwk },
+		});
+		assert.equal(made.statusCode, 200, made.body);
+		identityId = made.json().id;
+	});
+	after(async () => {
+		await t?.close();
+		await attester?.stop();
+		await attesterStore?.destroy();
+		await attesterEnv?.dispose();
+		await dns?.close();
+	});
+
+	async function offer(): Promise<{ id: string; token: string }> {
+		const res = await fetch(`${attester.url}/api/collections/attestations/records`, {
+			method: "POST",
+			headers: { authorization: `Bearer ${attesterToken}`, "content-type": "application/json" },
+			body: JSON.stringify({
+				workspace: attesterWorkspace,
+				type: "membership",
+				claims: { member: true, club: "Chess" },
+			}),
+		});
+		assert.equal(res.status, 200, await res.clone().text());
+		return {
+			id: ((await res.json()) as { id: string }).id,
+			token: String(res.headers.get("x-attestation-token")),
+		};
+	}
+
+	async function claimAtHolder(token: string) {
+		const challenge = await fetch(
+			`${attester.url}/api/challenges/attestation/${token}?identityId=${identityId}`,
+		);
+		assert.equal(challenge.status, 200);
+		const nonce = ((await challenge.json()) as { nonce: string }).nonce;
+		return t.app.inject({
+			method: "POST",
+			url: "/api/credentials/claim",
+			headers: person.headers,
+			remoteAddress: nextIp(),
+			payload: {
+				origin: "http://attest.test",
+				token,
+				identityId,
+				challengeNonce: nonce,
+				challengeSignature: await key.sign(nonce),
+			},
+		});
+	}
+
+	const status = async (id: string) =>
+		(
+			await t.app.inject({
+				method: "GET",
+				url: `/api/credentials/${id}/status`,
+				headers: person.headers,
+				remoteAddress: nextIp(),
+			})
+		).json();
+
+	test("an identity of hold.test accepts attest.test's offer; hold.test keeps it and reports its status", async () => {
+		const { id, token } = await offer();
+		const res = await claimAtHolder(token);
+		assert.equal(res.statusCode, 200, `${res.body}\n${attester.output()}`);
+		const kept = res.json();
+		assert.equal(kept.issuer, "attest.test");
+		assert.equal(kept.type, "membership");
+		assert.equal(kept.identity, identityId);
+		assert.deepEqual(kept.claims, { member: true, club: "Chess" });
+		assert.match(kept.credential, /~$/);
+
+		const listed = await t.app.inject({
+			method: "GET",
+			url: "/api/collections/credentials/records",
+			headers: person.headers,
+		});
+		assert.equal(listed.json().totalItems, 1);
+
+		let v = await status(kept.id);
+		assert.equal(v.state, "verified", v.reason);
+		assert.equal(v.issuerState, "verified");
+		assert.equal(v.status, "valid");
+		assert.equal(v.keyBound, false);
+		assert.equal(v.holder.domain, "hold.test");
+
+		// The attester's record names the subject it checked with hold.test.
+		const record = (await (
+			await fetch(`${attester.url}/api/collections/attestations/records/${id}`, {
+				headers: { authorization: `Bearer ${attesterToken}` },
+			})
+		).json()) as { status: string; subjectDomain: string; subjectName: string };
+		assert.deepEqual(
+			[record.status, record.subjectDomain, record.subjectName],
+			["active", "hold.test", "Ada"],
+		);
+
+		// Accepting again replaces the kept copy.
+		const again = await claimAtHolder(token);
+		assert.equal(again.statusCode, 200, again.body);
+		assert.equal(again.json().id, kept.id);
+		assert.equal(
+			(
+				await t.app.inject({
+					method: "GET",
+					url: "/api/collections/credentials/records",
+					headers: person.headers,
+				})
+			).json().totalItems,
+			1,
+		);
+
+		// A presentation verified at hold.test, checked along attest.test's chain.
+		const nonce = "nonce-two-servers-1";
+		const presentation = await buildPresentation(kept.credential, {
+			claims: ["member"],
+			audience: "https://shop.example",
+			nonce,
+			sign: (input) => key.sign(input),
+			now: Date.now() / 1000,
+		});
+		const verified = (
+			await t.app.inject({
+				method: "POST",
+				url: "/api/attestations/verify",
+				payload: { presentation, audience: "https://shop.example", nonce },
+				remoteAddress: nextIp(),
+			})
+		).json();
+		assert.equal(verified.state, "verified", verified.reason);
+		assert.deepEqual(verified.claims, { member: true });
+		assert.equal(verified.withheld, 1);
+
+		// The attester revokes: the status says so.
+		await fetch(`${attester.url}/api/collections/attestations/records/${id}`, {
+			method: "PATCH",
+			headers: { authorization: `Bearer ${attesterToken}`, "content-type": "application/json" },
+			body: JSON.stringify({ status: "revoked" }),
+		});
+		v = await status(kept.id);
+		assert.equal(v.state, "revoked");
+		assert.equal(v.status, "revoked");
+	});
+
+	test("the attester's TXT record missing is dnsMissing; pointing at another key is spoofed", async () => {
+		const { token } = await offer();
+		const res = await claimAtHolder(token);
+		assert.equal(res.statusCode, 200, res.body);
+		const credential = res.json().credential as string;
+		const verify = async () =>
+			(
+				await t.app.inject({
+					method: "POST",
+					url: "/api/attestations/verify",
+					payload: { presentation: credential },
+					remoteAddress: nextIp(),
+				})
+			).json();
+		try {
+			setTxt("attest.test", undefined);
+			let v = await verify();
+			assert.equal(v.state, "dnsMissing");
+			assert.equal(v.claims, undefined);
+			setTxt("attest.test", ["0".repeat(64)]);
+			v = await verify();
+			assert.equal(v.state, "spoofed");
+		} finally {
+			setTxt("attest.test", [attesterFingerprint]);
+		}
+		const v = await verify();
+		assert.equal(v.state, "unverified", "genuine; unverified only for the missing audience and nonce");
+	});
+
+	test("refusals: another server's refusal passes on with its code; plain http needs PEER_OVERRIDES", async () => {
+		const res = await t.app.inject({
+			method: "POST",
+			url: "/api/credentials/claim",
+			headers: person.headers,
+			remoteAddress: nextIp(),
+			payload: {
+				origin: "http://attest.test",
+				token: "x".repeat(43),
+				identityId,
+				challengeNonce: "n",
+				challengeSignature: "s",
+			},
+		});
+		assert.equal(res.statusCode, 404, res.body);
+		const http = await t.app.inject({
+			method: "POST",
+			url: "/api/credentials/claim",
+			headers: person.headers,
+			remoteAddress: nextIp(),
+			payload: {
+				origin: "http://elsewhere.test",
+				token: "x",
+				identityId,
+				challengeNonce: "n",
+				challengeSignature: "s",
+			},
+		});
+		assert.equal(http.statusCode, 400);
+		assert.equal(http.json().field, "body.origin");
+		const key = await t.app.inject({
+			method: "GET",
+			url: "/api/collections/credentials/records",
+			headers: { "x-api-key": "svc_nope" },
+		});
+		assert.ok(key.statusCode === 401 || key.statusCode === 403);
+	});
+});
