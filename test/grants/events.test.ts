@@ -233,10 +233,16 @@ describe("signed grant event batches between two servers", () => {
 			await onResp("PATCH", `/api/collections/records/records/${x.nameRecord}`, { value: "Ada B." });
 		}
 		assert.equal((await pendingEvents()).length, 2);
-		const before = sink.received.length;
 		// One drain, one POST with both events (the requester counts them as applied).
 		assert.deepEqual(await drain(), { delivered: 2, retrying: 0, failed: 0 });
-		await waitFor("both callbacks", () => (sink.received.length >= before + 2 ? true : undefined));
+		// Wait for these two grant.changed callbacks themselves: the answers' own submission
+		// callbacks may still be arriving from the requester's outbox meanwhile.
+		await waitFor("both grant.changed callbacks", () =>
+			callbacks(a.responseId, "grant.changed").length >= 1 &&
+			callbacks(b.responseId, "grant.changed").length >= 1
+				? true
+				: undefined,
+		);
 		assert.equal(callbacks(a.responseId, "grant.changed").length, 1);
 		assert.equal(callbacks(b.responseId, "grant.changed").length, 1);
 	});
