@@ -349,7 +349,18 @@ describe("the code flow with openid-client", () => {
 		assert.equal((await resolveGrant(grant)).json().items[0].status, "not_found");
 		assert.equal((await resolveGrant(grant2)).json().items[0].status, "active");
 
-		// Revoked by the person: no values any more; deleted: not_found.
+		// Paused by the person: the service reads `paused` and no values; revoked: not_found, as if the
+		// grant had never been handed out; deleted: not_found too.
+		const paused = await t.app.inject({
+			method: "PATCH",
+			url: `${LINKS}/${grant.id}`,
+			headers: owner.headers,
+			payload: { status: "paused" },
+		});
+		assert.equal(paused.statusCode, 200, paused.body);
+		read = await resolveGrant(grant2);
+		assert.equal(read.json().items[0].status, "paused");
+		assert.equal(read.json().items[0].values, undefined);
 		const revoked = await t.app.inject({
 			method: "PATCH",
 			url: `${LINKS}/${grant.id}`,
@@ -358,7 +369,8 @@ describe("the code flow with openid-client", () => {
 		});
 		assert.equal(revoked.statusCode, 200, revoked.body);
 		read = await resolveGrant(grant2);
-		assert.equal(read.json().items[0].status, "revoked");
+		assert.equal(read.json().items[0].status, "not_found");
+		assert.equal(read.json().items[0].code, "not_found");
 		assert.equal(read.json().items[0].values, undefined);
 		const removed = await t.app.inject({
 			method: "DELETE",

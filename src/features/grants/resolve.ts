@@ -74,6 +74,11 @@ async function answer(
 	if (!row || !matches)
 		return { id: ask.id, status: "not_found", code: "not_found", maxAge, notModified: false };
 	const status = effectiveStatus(row, now);
+	// A sign-in link the person revoked is withdrawn for good (the next sign-in that shares makes a
+	// new one): the service holds nothing any more, as if the grant had never been handed out.
+	if (row.sign_in_client !== null && status === "revoked") {
+		return { id: ask.id, status: "not_found", code: "not_found", maxAge, notModified: false };
+	}
 	// Values only while the grant is active.
 	const values = status === "active" ? await grantValues(db, row) : undefined;
 	const etag = grantEtag(status, values);

@@ -31,6 +31,7 @@ function grantRows(db: Db) {
 			"links.expires_at",
 			"links.max_views",
 			"links.view_count",
+			"links.sign_in_client",
 		]);
 }
 
