@@ -10,6 +10,7 @@ import { accountRoutes } from "./features/accounts/routes.ts";
 import { sessionResolver } from "./features/accounts/service.ts";
 import { answerRoutes } from "./features/answers/routes.ts";
 import { apiKeyResolver } from "./features/apikeys/service.ts";
+import type { CredentialClaimer } from "./features/attestations/held.ts";
 import { attestationRoutes } from "./features/attestations/routes.ts";
 import { callbackRoutes } from "./features/callbacks/routes.ts";
 import { challengeRoutes, createChallengeScopes } from "./features/challenges/routes.ts";
@@ -150,6 +151,8 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
 		app.decorate("workspaceHooks", createWorkspaceHooks());
 		// Features watching shares and the records behind them register here (grant events).
 		app.decorate("grantHooks", createGrantHooks());
+		// The credentials collection's create runs the attestations plugin's claim (held.ts).
+		app.decorate("credentialClaim", {} as CredentialClaimer);
 
 		await app.register(authPlugin);
 		app.authResolvers.session = sessionResolver(store.db);

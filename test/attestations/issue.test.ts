@@ -459,13 +459,35 @@ describe("issuing", () => {
 			headers: other.headers,
 		});
 		assert.equal(list.json().totalItems, 0);
+		// The collection's create is the same claim: accepting again replaces the kept copy.
+		const badBody = await t.app.inject({
+			method: "POST",
+			url: "/api/collections/credentials/records",
+			headers: h.person.headers,
+			payload: { token },
+		});
+		assert.equal(badBody.statusCode, 400);
+		const nonce2 = (
+			await t.app.inject({
+				method: "GET",
+				url: `/api/challenges/attestation/${token}?identityId=${h.identity.id}`,
+				remoteAddress: nextIp(),
+			})
+		).json().nonce;
 		const created = await t.app.inject({
 			method: "POST",
 			url: "/api/collections/credentials/records",
 			headers: h.person.headers,
-			payload: {},
+			payload: {
+				token,
+				identityId: h.identity.id,
+				challengeNonce: nonce2,
+				challengeSignature: await h.key.sign(nonce2),
+			},
 		});
-		assert.equal(created.statusCode, 405);
+		assert.equal(created.statusCode, 200, created.body);
+		assert.equal(created.json().id, kept.json().id);
+		assert.equal(created.json().issuer, "localhost");
 		const removed = await t.app.inject({
 			method: "DELETE",
 			url: `/api/collections/credentials/records/${kept.json().id}`,

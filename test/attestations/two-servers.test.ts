@@ -6,6 +6,7 @@
 // hold.test: verified with audience and nonce; the attester's TXT record missing is dnsMissing,
 // pointing at another key is spoofed.
 import assert from "node:assert/strict";
+import crypto from "node:crypto";
 import { after, before, describe, test } from "node:test";
 import { openStore, type Store } from "../../src/db/index.ts";
 import { createAccount, createSession } from "../../src/features/accounts/service.ts";
@@ -26,6 +27,7 @@ describe("attestations between two servers", { timeout: 300_000 }, () => {
 	let attesterToken: string;
 	let attesterWorkspace: string;
 	let attesterFingerprint: string;
+	let attesterVars: Record<string, string>;
 	let t: TestApp;
 	let person: TestAccount;
 	let key: DeviceKey;
@@ -40,7 +42,7 @@ describe("attestations between two servers", { timeout: 300_000 }, () => {
 		dns = await startDns();
 		const [attestPort, holdPort] = [await freePort(), await freePort()];
 		attesterEnv = testEnv({ domain: "attest.test" });
-		attester = await startServer({
+		attesterVars = {
 			DOMAIN: "attest.test",
 			PORT: String(attestPort),
 			ALLOW_ATTESTATIONS: "true",
@@ -50,7 +52,8 @@ describe("attestations between two servers", { timeout: 300_000 }, () => {
 			DNS_SERVERS: dns.server,
 			PEER_OVERRIDES: `hold.test=http://127.0.0.1:${holdPort}`,
 			REDIS_URL: "",
-		});
+		};
+		attester = await startServer(attesterVars);
 		attesterFingerprint = (
 			(await (await fetch(`${attester.url}/api/server`)).json()) as { fingerprint: string }
 		).fingerprint;
@@ -289,5 +292,46 @@ describe("attestations between two servers", { timeout: 300_000 }, () => {
 			headers: { "x-api-key": "svc_nope" },
 		});
 		assert.ok(key.statusCode === 401 || key.statusCode === 403);
+	});
+
+	// Last: it breaks the attester's key certification and restarts it.
+	test("a credential key its root key did not certify is spoofed", async () => {
+		const { token } = await offer();
+		const res = await claimAtHolder(token);
+		assert.equal(res.statusCode, 200, res.body);
+		const credential = res.json().credential as string;
+		// The attester's credential keys now carry a certification signed by another root key.
+		const { privateKey } = crypto.generateKeyPairSync("rsa", { modulusLength: 2048 });
+		const rows = await attesterStore.db
+			.selectFrom("server_keys")
+			.select(["name", "certificate_pem"])
+			.where("name", "like", "credential:%")
+			.execute();
+		assert.ok(rows.length > 0);
+		for (const row of rows) {
+			const cert = JSON.parse(String(row.certificate_pem)) as { payload: string };
+			const forged = {
+				payload: cert.payload,
+				signature: crypto.sign("sha256", Buffer.from(cert.payload), privateKey).toString("hex"),
+			};
+			await attesterStore.db
+				.updateTable("server_keys")
+				.set({ certificate_pem: JSON.stringify(forged) })
+				.where("name", "=", row.name)
+				.execute();
+		}
+		await attester.stop();
+		attester = await startServer(attesterVars);
+		const v = (
+			await t.app.inject({
+				method: "POST",
+				url: "/api/attestations/verify",
+				payload: { presentation: credential },
+				remoteAddress: nextIp(),
+			})
+		).json();
+		assert.equal(v.state, "spoofed");
+		assert.match(v.reason, /certified/);
+		assert.equal(v.claims, undefined);
 	});
 });

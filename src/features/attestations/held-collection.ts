@@ -6,7 +6,7 @@ import { Type } from "typebox";
 import type { CredentialTable } from "../../db/schema.ts";
 import { Nullable, Timestamp } from "../collections/fields.ts";
 import { defineCollection } from "../collections/registry.ts";
-import { credentialRecord } from "./held.ts";
+import { credentialRecord, type HeldClaimInput } from "./held.ts";
 
 export const Credential = Type.Object(
 	{
@@ -26,11 +26,28 @@ export const Credential = Type.Object(
 
 const rule = (scope: string) => ({ scope, apiKeys: false });
 
-export const credentialsCollection = defineCollection<CredentialTable, never, never>({
+const CredentialCreate = Type.Object(
+	{
+		origin: Type.Optional(
+			Type.String({ maxLength: 300, description: "The offer server (left out: this one)." }),
+		),
+		token: Type.String({ minLength: 1, maxLength: 128, description: "The offer token." }),
+		identityId: Type.String({
+			minLength: 1,
+			maxLength: 64,
+			description: "One of the active workspace's identities.",
+		}),
+		challengeNonce: Type.String({ minLength: 1, maxLength: 200 }),
+		challengeSignature: Type.String({ minLength: 1, maxLength: 400 }),
+	},
+	{ additionalProperties: false, description: "The same body and checks as POST /api/credentials/claim." },
+);
+
+export const credentialsCollection = defineCollection<CredentialTable, HeldClaimInput, never>({
 	name: "credentials",
 	description:
-		"Credentials your identities accepted, from this server or another: yours alone, never an API key's. Kept by `POST /api/credentials/claim`; delete forgets the copy.",
-	schemas: { item: Credential },
+		"Credentials your identities accepted, from this server or another: yours alone, never an API key's. Create accepts an offer exactly as `POST /api/credentials/claim` does (same body, checks and refusals); delete forgets the copy.",
+	schemas: { item: Credential, create: CredentialCreate },
 	query: {
 		id: { type: "text", expr: sql.ref("credentials.id"), sort: true },
 		issuer: { type: "text", expr: sql.ref("credentials.issuer"), sort: true },
@@ -43,10 +60,10 @@ export const credentialsCollection = defineCollection<CredentialTable, never, ne
 	access: {
 		list: rule("credential:read"),
 		view: rule("credential:read"),
+		create: rule("credential:write"),
 		delete: rule("credential:write"),
 	},
 	refusals: {
-		create: "Accept an offer with POST /api/credentials/claim: the credential is checked before it is kept.",
 		update: "A credential is what its attester signed: accept the offer again to replace it.",
 	},
 	idColumn: "credentials.id",
@@ -54,6 +71,11 @@ export const credentialsCollection = defineCollection<CredentialTable, never, ne
 		db.selectFrom("credentials").selectAll("credentials").where("credentials.account", "=", caller.accountId),
 	toItem: (row) => credentialRecord(row),
 	handlers: {
+		create: async ({ caller, credentialClaim }, input) => {
+			if (!credentialClaim.claim) throw new Error("the attestations plugin is not registered");
+			const row = await credentialClaim.claim(caller, input);
+			return { id: row.id, headers: { "cache-control": "no-store" } };
+		},
 		delete: async ({ db, caller }, row) => {
 			await db
 				.deleteFrom("credentials")

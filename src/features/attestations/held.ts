@@ -211,3 +211,18 @@ export function credentialRecord(row: CredentialTable) {
 		expiresAt: row.expires_at === null ? null : new Date(row.expires_at).toISOString(),
 	};
 }
+
+/**
+ * The claim, for the `credentials` collection's create: decorated on the app before the plugins
+ * load (`app.credentialClaim`), filled in by the attestations plugin, which holds the key ring and
+ * the peer options the claim needs.
+ */
+export interface CredentialClaimer {
+	claim?: (caller: AccountCaller, input: HeldClaimInput) => Promise<CredentialTable>;
+}
+
+declare module "fastify" {
+	interface FastifyInstance {
+		credentialClaim: CredentialClaimer;
+	}
+}

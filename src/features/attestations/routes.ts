@@ -12,7 +12,7 @@ import type { PeerOptions } from "../../lib/peer.ts";
 import { registerChallengeScope } from "../challenges/routes.ts";
 import { CREDENTIAL_KEYS, keyRing } from "../server/certified-keys.ts";
 import { statusListUri } from "./credential.ts";
-import { claimHeld, credentialRecord, heldStatus } from "./held.ts";
+import { claimHeld, credentialRecord, type HeldClaimInput, heldStatus } from "./held.ts";
 import { Credential } from "./held-collection.ts";
 import {
 	attestationByToken,
@@ -283,6 +283,12 @@ export const attestationRoutes: FastifyPluginAsyncTypebox = async (app) => {
 		},
 	);
 
+	const claimCredential = (caller: AccountCaller, input: HeldClaimInput) => {
+		const now = app.clock.now();
+		return claimHeld({ db, local: claimDeps(), source: source(now), peer: peer(), now }, caller, input);
+	};
+	app.credentialClaim.claim = claimCredential;
+
 	app.post(
 		"/api/credentials/claim",
 		{
@@ -309,12 +315,7 @@ export const attestationRoutes: FastifyPluginAsyncTypebox = async (app) => {
 			config: { rateLimit: app.limits.gate },
 		},
 		async (request, reply) => {
-			const now = app.clock.now();
-			const row = await claimHeld(
-				{ db, local: claimDeps(), source: source(now), peer: peer(), now },
-				request.caller as AccountCaller,
-				request.body,
-			);
+			const row = await claimCredential(request.caller as AccountCaller, request.body);
 			reply.header("cache-control", "no-store");
 			return credentialRecord(row);
 		},

@@ -11,6 +11,7 @@ import type { AccountCaller } from "../../http/auth.ts";
 import { requireScope } from "../../http/auth.ts";
 import { AppError } from "../../http/errors.ts";
 import type { BlobStore } from "../../lib/blob-store.ts";
+import type { CredentialClaimer } from "../attestations/held.ts";
 import type { RootKey } from "../server/root-key.ts";
 import type { GrantHooks } from "../shares/grant-hooks.ts";
 import type { WorkspaceHooks } from "../workspaces/hooks.ts";
@@ -54,6 +55,8 @@ export interface OperationContext {
 	callbackPolicy: { allowPrivate: boolean; dnsServers: readonly string[] };
 	/** ALLOW_ATTESTATIONS: issuing (`attestations` create) is refused without it. */
 	allowAttestations: boolean;
+	/** Accepting an offer (`credentials` create), as POST /api/credentials/claim does it. */
+	credentialClaim: CredentialClaimer;
 }
 
 /** A file already streamed into the blob store (under a fresh key) before its row is written. */

@@ -185,6 +185,7 @@ function registerCollection(
 		origin: relyingParty(app.config).origin,
 		callbackPolicy: { allowPrivate: app.config.allowPrivateCallbacks, dnsServers: app.config.dnsServers },
 		allowAttestations: app.config.allowAttestations,
+		credentialClaim: app.credentialClaim,
 	});
 
 	/** The JSON body, or the multipart fields (validated by the same schema) and the stored file. */
