@@ -7,6 +7,8 @@
 // pointing at another key is spoofed.
 import assert from "node:assert/strict";
 import crypto from "node:crypto";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import { after, before, describe, test } from "node:test";
 import { openStore, type Store } from "../../src/db/index.ts";
 import { createAccount, createSession } from "../../src/features/accounts/service.ts";
@@ -28,6 +30,7 @@ describe("attestations between two servers", { timeout: 300_000 }, () => {
 	let attesterWorkspace: string;
 	let attesterFingerprint: string;
 	let attesterVars: Record<string, string>;
+	let rogue: http.Server;
 	let t: TestApp;
 	let person: TestAccount;
 	let key: DeviceKey;
@@ -66,11 +69,29 @@ describe("attestations between two servers", { timeout: 300_000 }, () => {
 		attesterWorkspace = admin.workspaceId;
 		attesterToken = (await createSession(attesterStore.db, admin.accountId, Date.now())).token;
 
+		// rogue.test: a server that passes every request on to attest.test, so what it answers was
+		// signed by attest.test, not by a key tied to rogue.test.
+		rogue = http.createServer((req, res) => {
+			const chunks: Buffer[] = [];
+			req.on("data", (c: Buffer) => chunks.push(c));
+			req.on("end", async () => {
+				const upstream = await fetch(`${attester.url}${req.url}`, {
+					method: req.method,
+					headers: { "content-type": String(req.headers["content-type"] ?? "application/json") },
+					...(req.method === "GET" ? {} : { body: Buffer.concat(chunks) }),
+				});
+				res.writeHead(upstream.status, { "content-type": "application/json" }).end(await upstream.text());
+			});
+		});
+		await new Promise<void>((resolve) => rogue.listen(0, "127.0.0.1", resolve));
 		t = await makeApp({
 			domain: "hold.test",
 			port: holdPort,
 			dnsServers: [dns.server],
-			peerOverrides: { "attest.test": attester.url },
+			peerOverrides: {
+				"attest.test": attester.url,
+				"rogue.test": `http://127.0.0.1:${(rogue.address() as AddressInfo).port}`,
+			},
 		});
 		await t.app.listen({ port: holdPort, host: "127.0.0.1" });
 		const holdFingerprint = t.app.rootKey.fingerprint;
@@ -94,6 +115,7 @@ describe("attestations between two servers", { timeout: 300_000 }, () => {
 		await attesterStore?.destroy();
 		await attesterEnv?.dispose();
 		await dns?.close();
+		rogue?.close();
 	});
 
 	async function offer(): Promise<{ id: string; token: string }> {
@@ -254,6 +276,44 @@ describe("attestations between two servers", { timeout: 300_000 }, () => {
 		}
 		const v = await verify();
 		assert.equal(v.state, "unverified", "genuine; unverified only for the missing audience and nonce");
+	});
+
+	test("a credential not signed by a key of the server asked is credential_invalid, not kept, and the offer stays open", async () => {
+		const { token } = await offer();
+		const count = async () =>
+			(
+				await t.app.inject({
+					method: "GET",
+					url: "/api/collections/credentials/records",
+					headers: person.headers,
+				})
+			).json().totalItems as number;
+		const before = await count();
+		const challenge = await fetch(
+			`${attester.url}/api/challenges/attestation/${token}?identityId=${identityId}`,
+		);
+		const nonce = ((await challenge.json()) as { nonce: string }).nonce;
+		const res = await t.app.inject({
+			method: "POST",
+			url: "/api/credentials/claim",
+			headers: person.headers,
+			remoteAddress: nextIp(),
+			payload: {
+				origin: "http://rogue.test",
+				token,
+				identityId,
+				challengeNonce: nonce,
+				challengeSignature: await key.sign(nonce),
+			},
+		});
+		assert.equal(res.statusCode, 502, res.body);
+		assert.equal(res.json().code, "credential_invalid");
+		assert.match(res.json().detail, /not rogue\.test/);
+		assert.equal(await count(), before, "nothing kept");
+		// The same identity accepts the offer again from the server that made it.
+		const again = await claimAtHolder(token);
+		assert.equal(again.statusCode, 200, again.body);
+		assert.equal(await count(), before + 1);
 	});
 
 	test("refusals: another server's refusal passes on with its code; plain http needs PEER_OVERRIDES", async () => {
