@@ -350,9 +350,42 @@ describe("issuing", () => {
 			.execute();
 		const made = await offer();
 		const token = String(made.headers["x-attestation-token"]);
-		const refused = await claim(token, h);
+		const ip = nextIp();
+		const nonce = (
+			await t.app.inject({
+				method: "GET",
+				url: `/api/challenges/attestation/${token}?identityId=${h.identity.id}`,
+				remoteAddress: ip,
+			})
+		).json().nonce;
+		const body = { identity: h.identity, challengeNonce: nonce, challengeSignature: await h.key.sign(nonce) };
+		const refused = await t.app.inject({
+			method: "POST",
+			url: `/api/attestations/offers/${token}/claim`,
+			payload: body,
+			remoteAddress: ip,
+		});
 		assert.equal(refused.statusCode, 403);
 		assert.equal(refused.json().code, "identity_revoked");
+		// The nonce was spent by that refusal: once the identity stands again, it is not accepted twice.
+		await t.app.store.db
+			.updateTable("identities")
+			.set({ status: "active" })
+			.where("id", "=", person.id)
+			.execute();
+		const replayed = await t.app.inject({
+			method: "POST",
+			url: `/api/attestations/offers/${token}/claim`,
+			payload: body,
+			remoteAddress: nextIp(),
+		});
+		assert.equal(replayed.statusCode, 401);
+		assert.equal(replayed.json().code, "challenge_invalid");
+		await t.app.store.db
+			.updateTable("identities")
+			.set({ status: "revoked" })
+			.where("id", "=", person.id)
+			.execute();
 
 		const unknown = await t.app.inject({
 			method: "GET",

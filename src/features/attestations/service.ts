@@ -10,6 +10,7 @@ import { AppError } from "../../http/errors.ts";
 import { newId, randomToken, sha256Hex } from "../../lib/crypto.ts";
 import type { PeerOptions } from "../../lib/peer.ts";
 import { verifyChallenge } from "../challenges/service.ts";
+import { spendChallenge } from "../challenges/store.ts";
 import { invalidField, parseExpiry } from "../collections/fields.ts";
 import { fetchPeerStanding, verifyPeerIdentity } from "../identity/trust.ts";
 import type { KeyRing } from "../server/certified-keys.ts";
@@ -233,10 +234,14 @@ export async function proveHolder(deps: ClaimDeps, token: string, input: ClaimIn
 			.select(["id", "name", "public_key", "certificate", "status"])
 			.where("fingerprint", "=", identity.fingerprint)
 			.executeTakeFirst();
-		if (!row || row.certificate.trim() !== identity.certificate.trim()) {
-			throw new AppError("remote_identity_invalid", "This server issued no such identity");
+		if (!row || row.certificate.trim() !== identity.certificate.trim() || row.status !== "active") {
+			// The nonce is spent on first presentation, right or wrong (spec "One-time artefacts").
+			if (input.challengeNonce) await spendChallenge(db, sha256Hex(input.challengeNonce));
+			if (!row || row.certificate.trim() !== identity.certificate.trim()) {
+				throw new AppError("remote_identity_invalid", "This server issued no such identity");
+			}
+			throw new AppError("identity_revoked");
 		}
-		if (row.status !== "active") throw new AppError("identity_revoked");
 		key = crypto.createPublicKey(row.public_key);
 		name = row.name;
 		await verifyChallenge(
