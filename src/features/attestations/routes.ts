@@ -22,7 +22,7 @@ import {
 	onWorkspaceDeleted,
 	openOffer,
 } from "./service.ts";
-import { signedStatusList, TTL_S } from "./status-list.ts";
+import { positionStatus, signedStatusList, TTL_S } from "./status-list.ts";
 import { type AttesterSource, verifyPresentation } from "./verify.ts";
 
 const TokenParams = Type.Object({ token: Type.String({ minLength: 1, maxLength: 128 }) });
@@ -163,7 +163,7 @@ export const attestationRoutes: FastifyPluginAsyncTypebox = async (app) => {
 			domain: config.domain,
 			issuer,
 			keys: () => keys.get(),
-			statusList: () => signedStatusList(db, keys, statusListUri(issuer), issuer, now),
+			statusBit: (position) => positionStatus(db, position),
 		},
 		peer: peer(),
 		now,

@@ -51,6 +51,17 @@ export async function takePosition(db: Db, attestation: string, now: number): Pr
 	throw new Error("no free status-list position after 64 draws");
 }
 
+/** This server's bit at `position`, as its signed list would show it: `unknown` past the list's end. */
+export async function positionStatus(db: Db, position: number): Promise<"set" | "clear" | "unknown"> {
+	if (position >= listSize(await positionCount(db))) return "unknown";
+	const row = await db
+		.selectFrom("status_entries")
+		.select("revoked")
+		.where("position", "=", position)
+		.executeTakeFirst();
+	return row?.revoked === 1 ? "set" : "clear";
+}
+
 /** Sets the bits of these attestations (revoked, deleted, workspace or issuer gone); never cleared. */
 export async function revokePositions(db: Db, attestations: readonly string[], now: number): Promise<void> {
 	if (attestations.length === 0) return;

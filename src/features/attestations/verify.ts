@@ -47,7 +47,13 @@ export interface Verdict {
 /** How the attester is reached: this server's own keys and list, or another server's. */
 export interface AttesterSource {
 	/** This server's domain and issuer origin, its key ring and its status list as served. */
-	self: { domain: string; issuer: string; keys: () => Promise<KeyRing>; statusList: () => Promise<string> };
+	self: {
+		domain: string;
+		issuer: string;
+		keys: () => Promise<KeyRing>;
+		/** A position of this server's own list, read where the list is made from. */
+		statusBit: (position: number) => Promise<"set" | "clear" | "unknown">;
+	};
 	peer: PeerOptions;
 	/** Whether an identity of this server stands: `active`, `revoked` or `unknown`. */
 	localStanding: (fingerprint: string) => Promise<"active" | "revoked" | "unknown">;
@@ -330,12 +336,13 @@ async function statusBit(
 	try {
 		if (new URL(uri).origin !== issuerOrigin)
 			return { state: "unknown", reason: "the status list is not on the attester's origin" };
-		if (domain === source.self.domain) listJwt = await source.self.statusList();
-		else {
-			const path = new URL(uri).pathname;
-			const res = await fetchText(`${attester.base}${path}`, source.peer);
-			listJwt = res;
+		if (domain === source.self.domain) {
+			const bit = await source.self.statusBit(idx);
+			return bit === "unknown"
+				? { state: "unknown", reason: "the status list does not reach the credential" }
+				: { state: bit };
 		}
+		listJwt = await fetchText(`${attester.base}${new URL(uri).pathname}`, source.peer);
 	} catch (err) {
 		return { state: "unknown", reason: `the status list could not be fetched: ${(err as Error).message}` };
 	}

@@ -4,6 +4,7 @@
 // with `error`, `state` and `iss` (RFC 6749 4.1.2.1, RFC 9207).
 import { AppLinkError, parseToolOrigin } from "../../lib/app-links.ts";
 import { KEY_PATTERN } from "../collections/fields.ts";
+import { isS256Challenge } from "../passkeys/checks.ts";
 
 /** Optional scopes; `openid` is required. */
 export const OPTIONAL_SCOPES = ["profile", "email", "svc_identity"] as const;
@@ -11,7 +12,6 @@ export type OptionalScope = (typeof OPTIONAL_SCOPES)[number];
 export const MAX_KEYS = 20;
 /** `state` and `nonce` are echoed into tokens and addresses: bounded. */
 export const MAX_ECHO = 500;
-const S256 = /^[A-Za-z0-9_-]{43}$/;
 /** A vault entry's key, as the vault spells keys. */
 const KEY = new RegExp(KEY_PATTERN);
 
@@ -139,7 +139,7 @@ export function checkAuthorize(query: Query, options: { allowLoopback: boolean }
 	const method = single(query, "code_challenge_method");
 	const challenge = single(query, "code_challenge");
 	if (method !== "S256") return refuse("invalid_request", "PKCE is required: code_challenge_method=S256");
-	if (!challenge || !S256.test(challenge)) {
+	if (!challenge || !isS256Challenge(challenge)) {
 		return refuse(
 			"invalid_request",
 			"code_challenge must be a PKCE S256 challenge (43 base64url characters)",

@@ -33,6 +33,11 @@ export function checkOrigin(rp: RelyingParty, host: string | undefined, origin: 
 
 const S256_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
 
+/** Whether `value` has the form of a PKCE S256 challenge (43 base64url characters). */
+export function isS256Challenge(value: string): boolean {
+	return S256_CHALLENGE.test(value);
+}
+
 /** A PKCE S256 challenge is base64url of a SHA-256 digest: 43 characters, no padding. */
 export function checkPkceChallenge(challenge: string): string {
 	if (!S256_CHALLENGE.test(challenge)) {
