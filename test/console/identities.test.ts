@@ -217,7 +217,8 @@ describe("identities in the console", { timeout: 900_000 }, () => {
 		assert.ok(
 			String(await main.locator(".copy-field-value").first().textContent()).includes(made.fingerprint),
 		);
-		assert.match(String(await main.locator(".identity-held").textContent()), /holds the private key/);
+		// The key is looked up in IndexedDB after the screen is ready ("…" meanwhile): wait for it.
+		await main.locator(".identity-held", { hasText: /holds the private key/ }).waitFor({ timeout: 30_000 });
 		await main.locator(".identity-standing", { hasText: "Active" }).waitFor({ timeout: 30_000 });
 
 		const { nonce } = await json<{ nonce: string }>(fetch(`${server.api}/api/challenges/link/${share.slug}`));
