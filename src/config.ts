@@ -28,6 +28,15 @@ export interface Config {
 	shutdownTimeout: number;
 	metricsPort: number | null;
 	metricsHost: string;
+	blobStore: "fs" | "s3";
+	s3Bucket: string;
+	s3Prefix: string;
+	s3Endpoint: string;
+	s3Region: string;
+	s3ForcePathStyle: boolean;
+	s3AccessKeyId: string;
+	s3SecretAccessKey: string;
+	s3PartSize: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -114,6 +123,29 @@ function hostPortList(raw: string, name: string): string[] {
 	return list;
 }
 
+function oneOf<T extends string>(...values: T[]) {
+	return (raw: string, name: string): T => {
+		const v = raw.trim().toLowerCase() as T;
+		if (!values.includes(v))
+			throw new ConfigError(`${name} must be one of ${values.join(", ")}, got "${raw}"`);
+		return v;
+	};
+}
+
+function httpUrl(raw: string, name: string): string {
+	const v = raw.trim();
+	if (v === "") return v;
+	let url: URL;
+	try {
+		url = new URL(v);
+	} catch {
+		throw new ConfigError(`${name} must be an http(s):// URL, got "${raw}"`);
+	}
+	if (!/^https?:$/.test(url.protocol))
+		throw new ConfigError(`${name} must be an http(s):// URL, got "${raw}"`);
+	return url.origin + url.pathname.replace(/\/$/, "");
+}
+
 function synchronous(raw: string, name: string): "NORMAL" | "FULL" {
 	const v = raw.trim().toUpperCase();
 	if (v !== "NORMAL" && v !== "FULL") throw new ConfigError(`${name} must be NORMAL or FULL`);
@@ -145,6 +177,45 @@ export const options: Option<keyof Config>[] = [
 	o("port", "PORT", "8080", "TCP port to listen on.", int(0, 65535)),
 	o("host", "HOST", "0.0.0.0", "Address to bind.", text),
 	o("dataDir", "DATA_DIR", "./data", "Folder for the SQLite database and the blob store.", text),
+	o(
+		"blobStore",
+		"BLOB_STORE",
+		"fs",
+		"Where files live: `fs` (a folder under `DATA_DIR`) or `s3` (S3-compatible object storage, for several nodes; set `S3_BUCKET`).",
+		oneOf("fs", "s3"),
+	),
+	o("s3Bucket", "S3_BUCKET", "", "Bucket for `BLOB_STORE=s3`; it must exist (checked at start).", text),
+	o("s3Prefix", "S3_PREFIX", "", "Prefix of every object key, e.g. `svc/`, to share a bucket.", text),
+	o(
+		"s3Endpoint",
+		"S3_ENDPOINT",
+		"",
+		"`https://…` of an S3-compatible server (MinIO, Ceph, Garage…); empty uses AWS for `S3_REGION`.",
+		httpUrl,
+	),
+	o("s3Region", "S3_REGION", "us-east-1", "Region to sign requests for.", text),
+	o(
+		"s3ForcePathStyle",
+		"S3_FORCE_PATH_STYLE",
+		"false",
+		"Address the bucket as `<endpoint>/<bucket>` instead of `<bucket>.<endpoint>` (most self-hosted servers need this).",
+		bool,
+	),
+	o(
+		"s3AccessKeyId",
+		"S3_ACCESS_KEY_ID",
+		"",
+		"Access key; empty uses the AWS SDK's default chain (`AWS_ACCESS_KEY_ID`, instance roles…).",
+		text,
+	),
+	o("s3SecretAccessKey", "S3_SECRET_ACCESS_KEY", "", "Secret of `S3_ACCESS_KEY_ID`.", text),
+	o(
+		"s3PartSize",
+		"S3_PART_SIZE",
+		"8388608",
+		"Multipart upload part size in bytes (5 MiB to 5 GiB); each upload holds about three parts in memory.",
+		int(5 * 1024 * 1024, 5 * 1024 * 1024 * 1024),
+	),
 	o(
 		"databaseUrl",
 		"DATABASE_URL",
@@ -300,6 +371,9 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
 	}
 	const config = { ...(out as Config), ...overrides };
 	config.dataDir = path.resolve(config.dataDir);
+	if (config.blobStore === "s3" && config.s3Bucket === "") {
+		throw new ConfigError("BLOB_STORE=s3 needs S3_BUCKET");
+	}
 	return config;
 }
 

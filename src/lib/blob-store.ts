@@ -1,6 +1,7 @@
-// A small blob store: a folder under DATA_DIR. Another backend (S3 and the like) implements the
-// same interface. Writes stream through a running size check into a temporary file that is
-// renamed into place only when complete, so a refused or interrupted upload leaves nothing.
+// The blob store: one interface, two backends. The default is a folder under DATA_DIR
+// (this file); several nodes share S3-compatible object storage (blob-store-s3.ts). Writes stream
+// through a running size check and digest (`meter`); a blob appears under its key only when it is
+// complete, so a refused or interrupted upload leaves nothing a reader can see.
 import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
@@ -21,6 +22,10 @@ export interface BlobStore {
 	delete(key: string): Promise<void>;
 	/** Keys with their modification time, for sweeping blobs no row points at. */
 	list(): AsyncIterable<{ key: string; modified: number }>;
+	/** Removes partial uploads a dead process left, older than `olderThanMs`; returns how many. */
+	sweepPartials(olderThanMs: number, now?: number): Promise<number>;
+	/** Resolves when the store can be used; rejects with what is wrong (checked at start). */
+	ready(): Promise<void>;
 }
 
 export class BlobTooLargeError extends Error {
@@ -39,34 +44,50 @@ export class BlobNotFoundError extends Error {
 
 const KEY = /^[a-z0-9]{16,64}$/;
 
+/** Keys are ours (random hex); anything else never reaches a file system or a bucket. */
+export function isKey(key: string): boolean {
+	return KEY.test(key);
+}
+
+export function checkKey(key: string): string {
+	if (!isKey(key)) throw new BlobNotFoundError(key);
+	return key;
+}
+
+export function newKey(): string {
+	return crypto.randomBytes(16).toString("hex");
+}
+
+/** A pass-through that counts and hashes, and fails with BlobTooLargeError past `maxBytes`. */
+export function meter(maxBytes = -1): { stream: Transform; info: () => { size: number; sha256: string } } {
+	const hash = crypto.createHash("sha256");
+	let size = 0;
+	const stream = new Transform({
+		transform(chunk: Buffer, _enc, done) {
+			size += chunk.length;
+			if (maxBytes >= 0 && size > maxBytes) return done(new BlobTooLargeError(maxBytes));
+			hash.update(chunk);
+			done(null, chunk);
+		},
+	});
+	return { stream, info: () => ({ size, sha256: hash.digest("hex") }) };
+}
+
 export function createFsBlobStore(root: string): BlobStore {
 	const objects = path.join(root, "objects");
 	const tmp = path.join(root, "tmp");
 	fs.mkdirSync(objects, { recursive: true });
 	fs.mkdirSync(tmp, { recursive: true });
-	const where = (key: string) => {
-		if (!KEY.test(key)) throw new BlobNotFoundError(key);
-		return path.join(objects, key.slice(0, 2), key);
-	};
+	const where = (key: string) => path.join(objects, key.slice(0, 2), checkKey(key));
 
 	return {
 		async put(source, options = {}) {
-			const key = options.key ?? crypto.randomBytes(16).toString("hex");
-			const max = options.maxBytes ?? -1;
+			const key = checkKey(options.key ?? newKey());
 			const partial = path.join(tmp, `${key}.${process.pid}.part`);
-			const hash = crypto.createHash("sha256");
-			let size = 0;
-			const meter = new Transform({
-				transform(chunk: Buffer, _enc, done) {
-					size += chunk.length;
-					if (max >= 0 && size > max) return done(new BlobTooLargeError(max));
-					hash.update(chunk);
-					done(null, chunk);
-				},
-			});
+			const metered = meter(options.maxBytes);
 			const out = fs.createWriteStream(partial, { flags: "wx" });
 			try {
-				await pipeline(source, meter, out);
+				await pipeline(source, metered.stream, out);
 				const final = where(key);
 				await fs.promises.mkdir(path.dirname(final), { recursive: true });
 				await fs.promises.rename(partial, final);
@@ -79,7 +100,7 @@ export function createFsBlobStore(root: string): BlobStore {
 				source.resume?.();
 				throw err;
 			}
-			return { key, size, sha256: hash.digest("hex") };
+			return { key, ...metered.info() };
 		},
 		async get(key, range) {
 			const file = where(key);
@@ -108,6 +129,8 @@ export function createFsBlobStore(root: string): BlobStore {
 				}
 			}
 		},
+		sweepPartials: (olderThanMs, now) => sweepPartials(root, olderThanMs, now),
+		async ready() {},
 	};
 }
 

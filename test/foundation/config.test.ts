@@ -54,6 +54,11 @@ describe("configuration", () => {
 		["PEER_OVERRIDES", "peer.test=ftp://x"],
 		["SQLITE_SYNCHRONOUS", "OFF"],
 		["LOG_LEVEL", "loud"],
+		["BLOB_STORE", "nfs"],
+		["S3_ENDPOINT", "s3.internal:9000"],
+		["S3_ENDPOINT", "ftp://s3.internal"],
+		["S3_PART_SIZE", "1048576"],
+		["S3_FORCE_PATH_STYLE", "sometimes"],
 	];
 	for (const [name, value] of bad) {
 		test(`${name}=${value} is refused at start, naming the variable`, () => {
@@ -63,4 +68,23 @@ describe("configuration", () => {
 			);
 		});
 	}
+
+	test("BLOB_STORE=s3 needs S3_BUCKET; with it, the S3 settings are read", () => {
+		assert.throws(
+			() => loadConfig({ BLOB_STORE: "s3" }),
+			(e: unknown) => e instanceof ConfigError && e.message.includes("S3_BUCKET"),
+		);
+		const c = loadConfig({
+			BLOB_STORE: "S3",
+			S3_BUCKET: "svc-files",
+			S3_ENDPOINT: "http://127.0.0.1:9000/",
+			S3_FORCE_PATH_STYLE: "true",
+			S3_PREFIX: "prod/",
+		});
+		assert.equal(c.blobStore, "s3");
+		assert.equal(c.s3Endpoint, "http://127.0.0.1:9000");
+		assert.equal(c.s3ForcePathStyle, true);
+		assert.equal(c.s3PartSize, 8 * 1024 * 1024);
+		assert.equal(loadConfig({}).blobStore, "fs");
+	});
 });

@@ -515,11 +515,11 @@ describe("the sweeper", () => {
 		).json() as FileRecord;
 		// A crash between writing the blob and inserting its row leaves this.
 		const orphan = await t.app.blobs.put(Readable.from([Buffer.from("orphan")]));
-		const fresh = await sweepBlobs(t.app.store.db, t.app.blobs, root());
+		const fresh = await sweepBlobs(t.app.store.db, t.app.blobs);
 		assert.equal(fresh.orphans, 0, "a young blob may still be getting its row");
 		assert.ok((await blobKeys()).includes(orphan.key));
 
-		const later = await sweepBlobs(t.app.store.db, t.app.blobs, root(), Date.now() + 2 * 60 * 60 * 1000);
+		const later = await sweepBlobs(t.app.store.db, t.app.blobs, Date.now() + 2 * 60 * 60 * 1000);
 		assert.ok(later.orphans >= 1);
 		const keys = await blobKeys();
 		assert.ok(!keys.includes(orphan.key), "the orphan is gone");
@@ -538,7 +538,7 @@ describe("the sweeper", () => {
 		fs.writeFileSync(path.join(root(), "tmp", "deadbeefdeadbeefdeadbeef.123.part"), "half");
 		await token();
 		clock.advance(FILE_TOKEN_TTL_MS + 1);
-		const r = await sweepBlobs(t.app.store.db, t.app.blobs, root(), Date.now() + 2 * 60 * 60 * 1000);
+		const r = await sweepBlobs(t.app.store.db, t.app.blobs, Date.now() + 2 * 60 * 60 * 1000);
 		assert.equal(r.partials, 1);
 		assert.deepEqual(partials(), []);
 		assert.ok(r.tokens >= 1);

@@ -5,6 +5,7 @@
 import type { Kysely } from "kysely";
 import type { Database } from "../../../db/schema.ts";
 import type { AccountCaller } from "../../../http/auth.ts";
+import type { FileVersion } from "../../../http/byte-range.ts";
 import { AppError } from "../../../http/errors.ts";
 import { randomToken, sha256Hex } from "../../../lib/crypto.ts";
 import { type StoredFile, storedFile } from "../records/reader.ts";
@@ -26,13 +27,16 @@ export async function mintFileToken(db: Kysely<Database>, caller: AccountCaller,
 	return { token, expiresAt: new Date(expires).toISOString() };
 }
 
+/** A vault file as its owner reads it: the stored file and the version its validators name. */
+export type OwnedFile = StoredFile & FileVersion;
+
 /** The file record the token opens; every refusal is a problem with a code. */
 export async function openFile(
 	db: Kysely<Database>,
 	token: string | undefined,
 	recordId: string,
 	now: number,
-) {
+): Promise<OwnedFile> {
 	if (!token)
 		throw new AppError(
 			"file_download_invalid",
@@ -46,9 +50,10 @@ export async function openFile(
 			extra: { scope: "record:read" },
 		});
 	}
-	const file = await findWorkspaceFile(db, grant.workspace, recordId);
-	if (!file) throw new AppError("not_found", "No file record with this id");
-	return file;
+	const row = await store.findFileRecord(db, grant.workspace, recordId);
+	const file = row ? storedFile(row) : undefined;
+	if (!row || !file) throw new AppError("not_found", "No file record with this id");
+	return { ...file, sha256: row.file_sha256 ?? "", updated: row.updated };
 }
 
 /** A file of the workspace (never a value record or another workspace's), for other features. */

@@ -39,6 +39,7 @@ export function findFileRecord(db: Db, workspaceId: string, id: string) {
 			"file_type",
 			"file_size",
 			"file_sha256",
+			"updated",
 		])
 		.where("workspace", "=", workspaceId)
 		.where("id", "=", id)

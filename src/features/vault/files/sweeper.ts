@@ -6,7 +6,7 @@
 import type { FastifyInstance } from "fastify";
 import type { Kysely } from "kysely";
 import type { Database } from "../../../db/schema.ts";
-import { type BlobStore, sweepPartials } from "../../../lib/blob-store.ts";
+import type { BlobStore } from "../../../lib/blob-store.ts";
 import * as store from "./store.ts";
 
 export const ORPHAN_GRACE_MS = 60 * 60 * 1000;
@@ -23,7 +23,6 @@ export interface SweepResult {
 export async function sweepBlobs(
 	db: Kysely<Database>,
 	blobs: BlobStore,
-	blobRoot: string,
 	now = Date.now(),
 	graceMs = ORPHAN_GRACE_MS,
 ): Promise<SweepResult> {
@@ -44,20 +43,20 @@ export async function sweepBlobs(
 		if (batch.length >= BATCH) await flush();
 	}
 	await flush();
-	const partials = await sweepPartials(blobRoot, graceMs, now);
+	const partials = await blobs.sweepPartials(graceMs, now);
 	const tokens = Number((await store.deleteExpiredTokens(db, now)).numDeletedRows);
 	return { orphans, partials, tokens };
 }
 
 /** Runs the sweep at start-up and periodically; stopped (and awaited) when the app closes. */
-export function scheduleSweeps(app: FastifyInstance, blobRoot: string): void {
+export function scheduleSweeps(app: FastifyInstance): void {
 	let timer: NodeJS.Timeout | undefined;
 	let running: Promise<unknown> = Promise.resolve();
 	let busy = false;
 	const run = () => {
 		if (busy) return; // the previous sweep is still going
 		busy = true;
-		running = sweepBlobs(app.store.db, app.blobs, blobRoot)
+		running = sweepBlobs(app.store.db, app.blobs)
 			.then(
 				(r) => {
 					if (r.orphans + r.partials > 0) app.log.info(r, "blob sweep");
