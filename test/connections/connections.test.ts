@@ -10,7 +10,7 @@ import { checkCode } from "../../src/lib/app-links.ts";
 import { ManualClock } from "../../src/lib/clock.ts";
 import { makeApp, type TestApp } from "../helpers/app.ts";
 import { buildAccount, buildApiKey, type TestAccount } from "../helpers/factories.ts";
-import { createValue, LINKS, uploadFile } from "../shares/helpers.ts";
+import { createSection, createValue, LINKS, RECORDS, uploadFile } from "../shares/helpers.ts";
 import { asTool, authorize, connect, pkce, REDIRECT, TOOL } from "./helpers.ts";
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -85,7 +85,7 @@ function independent(challenge: string): string {
 }
 
 describe("authorize: who may, and what it checks", () => {
-	test("needs a session: none is 401, an API key is 401, a role without link:write is 403", async () => {
+	test("needs a session: none is 401, an API key is 401 (every workspace role holds link:write)", async () => {
 		const who = await owner();
 		const none = await app.inject({
 			method: "POST",
@@ -594,6 +594,72 @@ describe("shares made for a tool", () => {
 			"link_hand_over_not_allowed",
 			"a handed-over share cannot come to hold one",
 		);
+	});
+
+	test("a handed-over share that later comes to hold a hidden record or a file loses its address while it does", async () => {
+		const who = await owner();
+		const { token, connectionId } = await connect(app, who, { allowHandOver: true });
+		const section = await createSection(app, who, "contact");
+		const email = await createValue(app, who, { key: "email", value: "a@example.org", section: section.id });
+		const phone = await createValue(app, who, { key: "phone", value: "+49 30 1" });
+		const bySection = await proposedLink(who, connectionId, { handedOver: true, sections: [section.id] });
+		const byRecord = await proposedLink(who, connectionId, { handedOver: true, records: [phone.id] });
+		const urls = async () => {
+			const links = (await toolGet(token)).json().links as { id: string; url?: string }[];
+			return Object.fromEntries(links.map((l) => [l.id, l.url ?? null]));
+		};
+		const both = await urls();
+		assert.ok(both[bySection.id] && both[byRecord.id], "both handed over with their address");
+
+		// The owner hides a record the share names: its address is withheld, the other stays.
+		const hide = await app.inject({
+			method: "PATCH",
+			url: `${RECORDS}/${phone.id}`,
+			headers: who.headers,
+			payload: { hidden: true },
+		});
+		assert.equal(hide.statusCode, 200, hide.body);
+		assert.deepEqual(await urls(), { [bySection.id]: both[bySection.id], [byRecord.id]: null });
+
+		// A file lands in the granted section: that share's address is withheld too.
+		const file = await uploadFile(
+			app,
+			who,
+			{ key: "passport", section: section.id },
+			{ bytes: Buffer.from("%PDF-1.4\n"), name: "p.pdf" },
+		);
+		assert.deepEqual(await urls(), { [bySection.id]: null, [byRecord.id]: null });
+
+		// Undone, both come back: the share itself never changed.
+		await app.inject({ method: "DELETE", url: `${RECORDS}/${file.id}`, headers: who.headers });
+		await app.inject({
+			method: "PATCH",
+			url: `${RECORDS}/${phone.id}`,
+			headers: who.headers,
+			payload: { hidden: false },
+		});
+		assert.deepEqual(await urls(), both);
+		assert.ok(email.id);
+	});
+
+	test("a handed-over share naming a section that holds a file is refused at create", async () => {
+		const who = await owner();
+		const { connectionId } = await connect(app, who, { allowHandOver: true });
+		const section = await createSection(app, who, "papers");
+		await uploadFile(
+			app,
+			who,
+			{ key: "passport", section: section.id },
+			{ bytes: Buffer.from("x"), name: "p.txt" },
+		);
+		const res = await app.inject({
+			method: "POST",
+			url: LINKS,
+			headers: who.headers,
+			payload: { connection: connectionId, handedOver: true, sections: [section.id] },
+		});
+		assert.equal(res.statusCode, 403, res.body);
+		assert.equal(res.json().code, "link_hand_over_not_allowed");
 	});
 
 	test("handedOver without connection, another workspace's connection, a lapsed one; connection is create-only", async () => {

@@ -114,7 +114,7 @@ export const connectionRoutes: FastifyPluginAsyncTypebox = async (app) => {
 				tags,
 				summary: "Connect a tool to the active workspace (the owner's consent), or reuse its connection",
 				description:
-					"Finds or creates the connection for `clientId` in the active workspace and renews it for 90 days (a lapsed one comes back without its old tokens). Needs `link:write`. Sessions only.",
+					'Finds or creates the connection for `clientId` in the active workspace and renews it for 90 days (a lapsed one comes back without its old tokens). Needs `link:write`. Sessions only. The owner\'s app calls it on consent to an `svc://connect` or `svc://p` app link; the links\' grammar (parameters, percent-encoding, lengths, tool origins, the `XXX-XXX` check code) is in docs/api.md, "Connected tools" → "App links", and `src/lib/app-links.ts` parses them.',
 				body: AuthorizeBody,
 				response: { 200: AuthorizeResponse, ...errors(400, 401, 403, 409) },
 				security: [{ Session: [] }],

@@ -113,7 +113,7 @@ export const ToolLink = Type.Object(
 		url: Type.Optional(
 			Type.String({
 				description:
-					"The share's address (`/s/{slug}`): only on a handed-over, active share while `allowHandOver` is set.",
+					"The share's address (`/s/{slug}`): only on a handed-over, active share while `allowHandOver` is set and the share holds no hidden record or file (a record hidden later, or a file added to a granted section, withholds it until undone).",
 			}),
 		),
 	},

@@ -12,7 +12,7 @@ import { invalidField } from "../collections/fields.ts";
 import { verifierMatches } from "../passkeys/checks.ts";
 import type { GrantHooks } from "../shares/grant-hooks.ts";
 import { effectiveStatus } from "../shares/lifecycle.ts";
-import { revokeForTool, toolLinks } from "../shares/service.ts";
+import { holdingHiddenOrFile, revokeForTool, toolLinks } from "../shares/service.ts";
 import * as store from "./store.ts";
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -289,12 +289,16 @@ export interface ToolLink {
 	url?: string;
 }
 
-/** A share as its tool sees it: the address only when handed over, active, and hand-over allowed. */
+/**
+ * A share as its tool sees it: the address only when handed over, active, hand-over allowed, and
+ * holding no hidden record or file at this moment (`withheld`).
+ */
 export function toolLink(
 	link: Awaited<ReturnType<typeof toolLinks>>[number],
 	connection: ConnectionTable,
 	policy: Pick<ConnectionPolicy, "origin">,
 	now: number,
+	withheld: ReadonlySet<string>,
 ): ToolLink {
 	const status = effectiveStatus(link, now);
 	const out: ToolLink = {
@@ -308,7 +312,12 @@ export function toolLink(
 		created: new Date(link.created).toISOString(),
 		handedOver: link.handed_over === 1,
 	};
-	if (link.handed_over === 1 && status === "active" && connection.allow_hand_over === 1) {
+	if (
+		link.handed_over === 1 &&
+		status === "active" &&
+		connection.allow_hand_over === 1 &&
+		!withheld.has(link.id)
+	) {
 		out.url = `${policy.origin}/s/${link.slug}`;
 	}
 	return out;
@@ -322,6 +331,10 @@ export async function describe(
 	now: number,
 ) {
 	const links = await toolLinks(db, connection.id);
+	const withheld = await holdingHiddenOrFile(
+		db,
+		links.filter((l) => l.handed_over === 1).map((l) => l.id),
+	);
 	return {
 		id: connection.id,
 		clientId: connection.client_id,
@@ -329,7 +342,7 @@ export async function describe(
 		expiresAt: new Date(connection.expires_at).toISOString(),
 		allowRevoke: connection.allow_revoke === 1,
 		allowHandOver: connection.allow_hand_over === 1,
-		links: links.map((l) => toolLink(l, connection, policy, now)),
+		links: links.map((l) => toolLink(l, connection, policy, now, withheld)),
 	};
 }
 
@@ -356,7 +369,8 @@ export async function revokeLink(
 		now,
 		hooks,
 	);
-	return toolLink(link, connection, policy, now);
+	// Revoked now, so no address either way: nothing is withheld that would show.
+	return toolLink(link, connection, policy, now, new Set());
 }
 
 /** Deletes a connection (by its tool, or the owner revoking it): tokens go, shares stay unnamed. */
