@@ -7,6 +7,7 @@ import { spawn } from "node:child_process";
 import { after, before, describe, test } from "node:test";
 import { createAccount } from "../../src/features/accounts/service.ts";
 import { createIdentity } from "../../src/features/identity/service.ts";
+import type { AccountDeletedHook } from "../../src/features/workspaces/hooks.ts";
 import { makeApp, type TestApp } from "../helpers/app.ts";
 import { deviceKey } from "../helpers/device-key.ts";
 import { addMember, buildAccount, type TestAccount } from "../helpers/factories.ts";
@@ -216,29 +217,107 @@ describe("deleting your account", () => {
 		assert.equal(Number(await count("accounts", "id", other.accountId)), 1);
 	});
 
-	test("a crash in the middle rolls everything back", async () => {
+	test("a crash after every step but the account row's deletion rolls everything back", async () => {
 		const { client, who } = await person();
 		await createValue(t.app, who, { key: "iban", value: "DE00" });
+		const value = await createValue(t.app, who, { key: "phone", value: "+49" });
+		const link = await createLink(t.app, who, { label: "Mine", records: [value.id] });
+		const identity = await createIdentity(
+			t.app.store.db,
+			t.app.rootKey,
+			t.app.config,
+			{
+				accountId: who.accountId,
+				workspaceId: who.workspaceId,
+				name: "laptop",
+				publicKey: (await deviceKey()).publicJwk,
+			},
+			t.app.clock.now(),
+		);
+		const personalKey = (
+			await call(
+				who,
+				"POST",
+				`${C}/apiKeys/records`,
+				{ name: "p", permissions: ["links:read"] },
+				who.workspaceId,
+			)
+		).headers["x-plain-token"];
 		const other = await buildAccount(t.app);
 		const shared = (await call(other, "POST", `${C}/workspaces/records`, { name: "Shared" })).json().id;
 		await addMember(t.app, shared, who.accountId, "member");
-		const crash = async () => {
+		const sharedKey = (
+			await call(who, "POST", `${C}/apiKeys/records`, { name: "s", permissions: ["links:read"] }, shared)
+		).headers["x-plain-token"];
+		const sharedIdentity = await createIdentity(
+			t.app.store.db,
+			t.app.rootKey,
+			t.app.config,
+			{
+				accountId: who.accountId,
+				workspaceId: shared,
+				name: "team key",
+				publicKey: (await deviceKey()).publicJwk,
+			},
+			t.app.clock.now(),
+		);
+
+		// The latest point a fault can strike: memberships left, the personal workspace's rows gone,
+		// its identities tombstoned; only the account's own rows remain to delete.
+		const reached: string[] = [];
+		const crash: AccountDeletedHook = async (trx, accountId) => {
+			const left = await trx.selectFrom("members").select("id").where("account", "=", accountId).execute();
+			const personal = await trx
+				.selectFrom("workspaces")
+				.select("id")
+				.where("id", "=", who.workspaceId)
+				.execute();
+			const tombstones = await trx
+				.selectFrom("identity_tombstones")
+				.select("fingerprint")
+				.where("fingerprint", "=", identity.fingerprint)
+				.execute();
+			reached.push(`members ${left.length}, personal ${personal.length}, tombstones ${tombstones.length}`);
 			throw new Error("simulated crash");
 		};
-		t.app.workspaceHooks.onWorkspaceDeleted.push(crash);
+		t.app.workspaceHooks.onAccountDeleted.push(crash);
 		try {
 			const res = await confirmAndDelete(client, who);
-			assert.equal(res.statusCode, 500);
+			assert.equal(res.statusCode, 500, res.body);
 		} finally {
-			t.app.workspaceHooks.onWorkspaceDeleted.pop();
+			t.app.workspaceHooks.onAccountDeleted.pop();
 		}
+		assert.deepEqual(reached, ["members 0, personal 0, tombstones 1"]);
+
+		// Everything is as it was.
 		assert.equal(Number(await count("accounts", "id", who.accountId)), 1);
 		assert.equal(Number(await count("members", "account", who.accountId)), 2);
 		assert.equal(Number(await count("sessions", "account", who.accountId)), 1);
-		const records = await call(who, "GET", `${C}/records/records`);
-		assert.equal(records.json().totalItems, 1);
+		assert.equal(Number(await count("passkeys", "account", who.accountId)), 1);
+		assert.equal((await call(who, "GET", "/api/auth/me")).statusCode, 200);
+		const records = await call(who, "GET", `${C}/records/records`, undefined, who.workspaceId);
+		assert.equal(records.json().totalItems, 2, records.body);
+		assert.equal((await call(who, "GET", `${C}/records/records`, undefined, shared)).statusCode, 200);
+		assert.equal(await identityStatus(identity.fingerprint), "active");
+		assert.equal(await identityStatus(sharedIdentity.fingerprint), "active");
+		const creator = await t.app.store.db
+			.selectFrom("identities")
+			.select("account")
+			.where("id", "=", sharedIdentity.id)
+			.executeTakeFirstOrThrow();
+		assert.equal(creator.account, who.accountId);
+		assert.equal((await probeLink(t.app, link.slug)).statusCode, 200);
+		for (const key of [personalKey, sharedKey]) {
+			const byKey = await t.app.inject({
+				method: "GET",
+				url: `${C}/links/records`,
+				headers: { "x-api-key": String(key) },
+			});
+			assert.equal(byKey.statusCode, 200, byKey.body);
+		}
 		// And it completes once the fault is gone.
 		assert.equal((await confirmAndDelete(client, who)).statusCode, 204);
+		assert.equal(await identityStatus(identity.fingerprint), "revoked");
 	});
 });
 

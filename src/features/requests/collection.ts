@@ -16,7 +16,7 @@ const StoredStatus = Type.Union([Type.Literal("open"), Type.Literal("closed")], 
 });
 const Scope = Type.Union([Type.Literal("any"), Type.Literal("from_root")], {
 	description:
-		"`any`: a proven identity of any server whose DNS-pinned root key certified it; `from_root`: only identities certified by the root key of the server the answer is kept on (this server's for a local answer; the relaying server's for a remote answer, which the remote-answer rule demands anyway). Applies when `requireHandshake` is set.",
+		"`any`: a proven identity of any server whose DNS-pinned root key certified it; `from_root`: only identities certified by the root key of the server the answer is kept on (this server's for a local answer, which names its identity by this server's `identityId` anyway; the relaying server's for a remote answer). Applies when `requireHandshake` is set.",
 });
 
 export const Request = Type.Object(

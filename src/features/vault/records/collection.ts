@@ -94,6 +94,9 @@ const RecordUpdate = Type.Object(
 
 const rule = (scope: string) => ({ scope, apiKeys: false });
 
+/** A column of the records' search index (migration 0019-record-search, db/trigram.ts). */
+const searched = (column: string) => ({ table: "records", column });
+
 export const recordsCollection = defineCollection<
 	RecordRow,
 	service.RecordInput & { key: string },
@@ -105,19 +108,25 @@ export const recordsCollection = defineCollection<
 	schemas: { item: VaultRecord, create: RecordCreate, update: RecordUpdate },
 	query: {
 		id: { type: "text", expr: sql.ref("records.id"), sort: true },
-		key: { type: "text", expr: sql.ref("records.key"), sort: true },
-		name: { type: "text", expr: sql.ref("records.name"), sort: true },
+		key: { type: "text", expr: sql.ref("records.key"), sort: true, search: searched("key") },
+		name: { type: "text", expr: sql.ref("records.name"), sort: true, search: searched("name") },
 		type: { type: "text", expr: sql.ref("records.kind"), sort: true },
 		value: {
 			type: "text",
 			expr: resolvedValue,
 			nullable: true,
+			search: { ...searched("value"), via: "alias" },
 		},
 		section: { type: "text", expr: sql.ref("records.section"), nullable: true },
 		hidden: { type: "boolean", expr: sql.ref("records.hidden"), sort: true },
 		alias: { type: "text", expr: sql.ref("records.alias"), nullable: true },
 		identity: { type: "text", expr: sql.ref("records.identity"), nullable: true },
-		"file.name": { type: "text", expr: sql.ref("records.file_name"), nullable: true },
+		"file.name": {
+			type: "text",
+			expr: sql.ref("records.file_name"),
+			nullable: true,
+			search: searched("file_name"),
+		},
 		"file.type": { type: "text", expr: sql.ref("records.file_type"), nullable: true },
 		"file.size": { type: "integer", expr: sql.ref("records.file_size"), nullable: true, sort: true },
 		version: { type: "integer", expr: sql.ref("records.version"), sort: true },
