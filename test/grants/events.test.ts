@@ -1,8 +1,8 @@
 // Signed grant event batches between two servers: the responder's server (resp.test, in this
 // process, so its outbox is drained step by step) and the requester's (req.test, a server process
 // with its delivery loop running), each reaching the other through PEER_OVERRIDES with its `_svc`
-// TXT record served by a DNS server on loopback. A change, a pause and a revocation reach the
-// requester as signed batches and then its callback (a receiver on loopback); forged, stale,
+// TXT record served by a DNS server on loopback. A change, a pause, a revocation and an expiry reach
+// the requester as signed batches and then its callback (a receiver on loopback); forged, stale,
 // wrongly addressed and malformed batches are refused and change nothing; a sender whose key
 // cannot be fetched gets 503, retries 30 s later and lands; older and repeated events are ignored.
 import assert from "node:assert/strict";
@@ -10,6 +10,7 @@ import crypto from "node:crypto";
 import { after, before, describe, test } from "node:test";
 import { openStore, type Store } from "../../src/db/index.ts";
 import { createAccount, createSession } from "../../src/features/accounts/service.ts";
+import { sweepExpiredAnswers } from "../../src/features/answers/grant-events.ts";
 import { signBatch, type WireEvent } from "../../src/features/grants/events-out.ts";
 import { signEnvelope } from "../../src/lib/crypto.ts";
 import { makeApp, type TestApp, type TestEnv, testEnv } from "../helpers/app.ts";
@@ -225,6 +226,46 @@ describe("signed grant event batches between two servers", () => {
 		const gone = await listed();
 		assert.equal(gone.status, "revoked");
 		assert.deepEqual(gone.values, []);
+	});
+
+	test("an answer reaching its expiry on the responder's side reaches the requester as grant.expired, then its callback", async () => {
+		const a = await answered();
+		await waitFor("the submission callback", () => callbacks(a.responseId)[0]);
+		const expiresAt = Date.now() + 2000;
+		const set = await onResp("PATCH", `/api/collections/links/records/${a.grantId}`, {
+			expiresAt: new Date(expiresAt).toISOString(),
+		});
+		assert.equal(set.statusCode, 200, set.body);
+		await drain();
+		// The expiry sweep, with the time given: not yet at exp-1, expired at exp.
+		const sweep = (now: number) => sweepExpiredAnswers(resp.app.store.db, resp.app.grantHooks, now);
+		assert.equal(await sweep(expiresAt - 1), 0);
+		assert.deepEqual(await pendingEvents(), []);
+		assert.equal(await sweep(expiresAt), 1);
+		const queued = await pendingEvents();
+		assert.deepEqual(
+			queued.map((e) => [e.peer, e.grant_id, e.event, e.status, e.at]),
+			[[REQ, a.grantId, "grant.expired", "expired", expiresAt]],
+		);
+		// Sent at the sweep's time (two seconds ahead of the requester's clock, within its skew).
+		assert.deepEqual(await resp.app.outbox.drainOnce(expiresAt), { delivered: 1, retrying: 0, failed: 0 });
+		const expired = await waitFor("grant.expired", () => callbacks(a.responseId, "grant.expired")[0]);
+		assert.deepEqual(expired, {
+			event: "grant.expired",
+			requestId: a.request.id,
+			slug: a.request.slug,
+			responseId: a.responseId,
+			linkId: a.responseId,
+			status: "expired",
+			at: new Date(expiresAt).toISOString(),
+			server: RESP,
+		});
+		assert.deepEqual(await remoteRow(a.responseId), { remote_status: "expired", remote_at: expiresAt });
+		const listed = await onReq("GET", `/api/requests/${a.request.id}/links`);
+		assert.equal(listed.status, 200, listed.body);
+		const item = listed.json().items[0];
+		assert.equal(item.status, "expired");
+		assert.deepEqual(item.values, []);
 	});
 
 	test("events about one server travel together: two answers changed, one batch", async () => {

@@ -1,99 +1,27 @@
 // Remote answers between two server processes: the requester's server (req.test) and the
 // responder's (resp.test), each reaching the other through PEER_OVERRIDES, with their `_svc` TXT
-// records served by a DNS server on loopback. An answer relayed and accepted; one refused with
-// nothing left behind on the responder's side; a remote identity accepted under both identity
-// scopes and a forged one refused; a requester that cannot be asked.
+// records served by a DNS server on loopback (test/helpers/two-servers.ts). An answer relayed and
+// accepted; one refused with nothing left behind on the responder's side; a remote identity
+// accepted under both identity scopes (its fingerprint in the callback) and a forged one refused;
+// a requester that cannot be asked; values by bulk read, with the etag sent back and `notModified`
+// answered as seen on the wire. The requester's own checks: remote-answer-checks.test.ts.
 import assert from "node:assert/strict";
-import { after, before, describe, test } from "node:test";
-import { openStore, type Store } from "../../src/db/index.ts";
-import { createAccount, createSession } from "../../src/features/accounts/service.ts";
-import { createIdentity } from "../../src/features/identity/service.ts";
-import { loadRootKey } from "../../src/features/server/root-key.ts";
-import { systemClock } from "../../src/lib/clock.ts";
-import { type TestEnv, testEnv } from "../helpers/app.ts";
+import { describe, test } from "node:test";
 import { deviceKey } from "../helpers/device-key.ts";
-import { startDns, type TestDns } from "../helpers/dns.ts";
-import { type ServerProcess, startServer } from "../helpers/process.ts";
-import { deadPort } from "../helpers/receiver.ts";
+import {
+	buildIdentity,
+	buildRequest,
+	call,
+	expectCode,
+	REQ,
+	RESP,
+	type Side,
+	useTwoServers,
+} from "../helpers/two-servers.ts";
 
-const REQ = "req.test";
-const RESP = "resp.test";
-
-interface Side {
-	env: TestEnv;
-	store: Store;
-	proc: ServerProcess;
-	url: string;
-	headers: Record<string, string>;
-	accountId: string;
-	workspaceId: string;
-}
-
-let dns: TestDns;
-let req: Side;
-let resp: Side;
-
-async function startSide(domain: string, port: number, overrides: string, dnsServer: string): Promise<Side> {
-	const env = testEnv();
-	const proc = await startServer({
-		DATABASE_URL: env.config.databaseUrl,
-		DATABASE_SCHEMA: env.config.databaseSchema,
-		DATA_DIR: env.config.dataDir,
-		DOMAIN: domain,
-		PORT: String(port),
-		REDIS_URL: "",
-		DNS_SERVERS: dnsServer,
-		PEER_OVERRIDES: overrides,
-		ALLOW_PRIVATE_CALLBACKS: "true",
-		// Every listing reads again (with the etag): notModified is exercised, changes show at once.
-		GRANT_MAX_AGE: "0",
-	});
-	const store = await openStore(env.config);
-	const now = Date.now();
-	const { accountId, workspaceId } = await createAccount(
-		store.db,
-		{ email: `owner@${domain}`, name: domain },
-		now,
-	);
-	const { token } = await createSession(store.db, accountId, now);
-	return {
-		env,
-		store,
-		proc,
-		url: proc.url,
-		headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-		accountId,
-		workspaceId,
-	};
-}
-
-async function call(side: Side, method: string, path: string, body?: unknown, auth = true) {
-	const res = await fetch(`${side.url}${path}`, {
-		method,
-		headers: auth ? side.headers : { "content-type": "application/json" },
-		...(body === undefined ? {} : { body: JSON.stringify(body) }),
-	});
-	const text = await res.text();
-	return { status: res.status, body: text, json: () => JSON.parse(text) };
-}
-
-function expectCode(res: { status: number; body: string }, status: number, code: string) {
-	assert.equal(res.status, status, res.body);
-	assert.equal(JSON.parse(res.body).code, code, res.body);
-}
-
-async function makeRequest(body: Record<string, unknown> = {}) {
-	const res = await call(req, "POST", "/api/collections/requests/records", {
-		label: "Tenant application",
-		items: [
-			{ key: "name", label: "Full name", type: "text", required: true },
-			{ key: "email", label: "Email", type: "email", required: false },
-		],
-		...body,
-	});
-	assert.equal(res.status, 200, res.body);
-	return res.json() as { id: string; slug: string };
-}
+// Every listing reads again (with the etag): notModified is exercised, changes show at once.
+const two = useTwoServers({ GRANT_MAX_AGE: "0" });
+const makeRequest = (body: Record<string, unknown> = {}) => buildRequest(two.req, body);
 
 async function counts(side: Side) {
 	const n = async (table: "links" | "records" | "grant_tokens") =>
@@ -108,33 +36,26 @@ async function counts(side: Side) {
 	return { links: await n("links"), records: await n("records"), grants: await n("grant_tokens") };
 }
 
-before(async () => {
-	dns = await startDns();
-	const [reqPort, respPort] = [await deadPort(), await deadPort()];
-	const overrides = `${REQ}=http://127.0.0.1:${reqPort},${RESP}=http://127.0.0.1:${respPort}`;
-	[req, resp] = await Promise.all([
-		startSide(REQ, reqPort, overrides, dns.server),
-		startSide(RESP, respPort, overrides, dns.server),
-	]);
-	for (const side of [req, resp]) {
-		const claim = (await call(side, "GET", "/api/server", undefined, false)).json();
-		dns.txt.set(claim.txt.host, [claim.fingerprint]);
-	}
-});
-
-after(async () => {
-	for (const side of [req, resp]) {
-		await side?.proc.stop();
-		await side?.store.destroy();
-		await side?.env.dispose();
-	}
-	await dns?.close();
-});
+/** The bulk reads req.test made of one grant on resp.test: the etag it sent and the item it got. */
+function bulkReadsOf(grantId: string) {
+	return two.reqToResp
+		.filter((x) => x.path === "/api/grants/resolve" && x.status === 200)
+		.flatMap((x) => {
+			const asked = JSON.parse(x.body).grants as { id: string; etag?: string }[];
+			const items = JSON.parse(x.answer).items as {
+				id: string;
+				etag?: string;
+				notModified: boolean;
+				values?: unknown[];
+			}[];
+			return asked.flatMap((a, i) => (a.id === grantId && items[i] ? [{ sent: a.etag, got: items[i] }] : []));
+		});
+}
 
 describe("remote answers between two servers", () => {
 	test("relayed and accepted: the requester keeps the grant's address, token and keys, never the values", async () => {
 		const r = await makeRequest({ callbackUrl: "http://127.0.0.1:9/hook" });
-		const res = await call(resp, "POST", "/api/requests/remote", {
+		const res = await call(two.resp, "POST", "/api/requests/remote", {
 			server: REQ,
 			slug: r.slug,
 			values: { name: "Ada Lovelace", email: "ada@example.org" },
@@ -144,7 +65,7 @@ describe("remote answers between two servers", () => {
 		const out = res.json();
 		assert.equal(out.ok, true);
 		assert.equal(out.server, REQ);
-		const row = await req.store.db
+		const row = await two.req.store.db
 			.selectFrom("request_answers")
 			.selectAll()
 			.where("id", "=", out.responseId)
@@ -155,7 +76,7 @@ describe("remote answers between two servers", () => {
 		assert.equal(row.data, "{}");
 		assert.equal(JSON.stringify(row).includes("Ada Lovelace"), false);
 		// The submission callback carries the server and the values as read at submission.
-		const delivery = await req.store.db
+		const delivery = await two.req.store.db
 			.selectFrom("outbox")
 			.select("payload")
 			.where("request", "=", r.id)
@@ -164,7 +85,7 @@ describe("remote answers between two servers", () => {
 		assert.equal(payload.server, RESP);
 		assert.deepEqual(payload.data, { name: "Ada Lovelace", email: "ada@example.org" });
 		// On the responder's side: the answer is a share of its own vault, handed out as a grant.
-		const grant = await resp.store.db
+		const grant = await two.resp.store.db
 			.selectFrom("grant_tokens")
 			.selectAll()
 			.where("link", "=", out.grantId)
@@ -174,16 +95,16 @@ describe("remote answers between two servers", () => {
 
 	test("refused by the requester's server (wrong password): its code passed on, nothing left behind", async () => {
 		const r = await makeRequest({ password: "open sesame" });
-		const before = await counts(resp);
-		const res = await call(resp, "POST", "/api/requests/remote", {
+		const before = await counts(two.resp);
+		const res = await call(two.resp, "POST", "/api/requests/remote", {
 			server: REQ,
 			slug: r.slug,
 			values: { name: "Bob" },
 			password: "wrong",
 		});
 		expectCode(res, 401, "link_password_invalid");
-		assert.deepEqual(await counts(resp), before);
-		const ok = await call(resp, "POST", "/api/requests/remote", {
+		assert.deepEqual(await counts(two.resp), before);
+		const ok = await call(two.resp, "POST", "/api/requests/remote", {
 			server: REQ,
 			slug: r.slug,
 			values: { name: "Bob" },
@@ -194,10 +115,10 @@ describe("remote answers between two servers", () => {
 
 	test("values checked against the template on the requester's side: a bad email is refused, nothing kept", async () => {
 		const r = await makeRequest();
-		const before = await counts(resp);
+		const before = await counts(two.resp);
 		// Planned on the responder's side against the probed template first.
 		expectCode(
-			await call(resp, "POST", "/api/requests/remote", {
+			await call(two.resp, "POST", "/api/requests/remote", {
 				server: REQ,
 				slug: r.slug,
 				values: { name: "C", email: "nope" },
@@ -205,32 +126,23 @@ describe("remote answers between two servers", () => {
 			400,
 			"validation_failed",
 		);
-		assert.deepEqual(await counts(resp), before);
+		assert.deepEqual(await counts(two.resp), before);
 	});
 
 	for (const scope of ["any", "from_root"] as const) {
 		test(`identityScope ${scope}: an identity issued by the relaying server is accepted; a forged one is refused`, async () => {
-			const r = await makeRequest({ requireHandshake: true, identityScope: scope });
-			const device = await deviceKey();
-			const root = await loadRootKey(resp.store.db, RESP, systemClock);
-			const identity = await createIdentity(
-				resp.store.db,
-				root,
-				{ domain: RESP },
-				{
-					accountId: resp.accountId,
-					workspaceId: resp.workspaceId,
-					name: "Tess",
-					publicKey: device.publicJwk,
-				},
-				Date.now(),
-			);
+			const r = await makeRequest({
+				requireHandshake: true,
+				identityScope: scope,
+				callbackUrl: "http://127.0.0.1:9/hook",
+			});
+			const { device, identity } = await buildIdentity(two.resp);
 			const nonce = async () =>
-				(await call(req, "GET", `/api/challenges/request/${r.slug}`, undefined, false)).json()
+				(await call(two.req, "GET", `/api/challenges/request/${r.slug}`, undefined, false)).json()
 					.nonce as string;
-			const before = await counts(resp);
+			const before = await counts(two.resp);
 			expectCode(
-				await call(resp, "POST", "/api/requests/remote", {
+				await call(two.resp, "POST", "/api/requests/remote", {
 					server: REQ,
 					slug: r.slug,
 					values: { name: "T" },
@@ -238,9 +150,9 @@ describe("remote answers between two servers", () => {
 				401,
 				"challenge_required",
 			);
-			assert.deepEqual(await counts(resp), before);
+			assert.deepEqual(await counts(two.resp), before);
 			const n1 = await nonce();
-			const ok = await call(resp, "POST", "/api/requests/remote", {
+			const ok = await call(two.resp, "POST", "/api/requests/remote", {
 				server: REQ,
 				slug: r.slug,
 				values: { name: "T" },
@@ -249,18 +161,26 @@ describe("remote answers between two servers", () => {
 				challengeSignature: await device.sign(n1),
 			});
 			assert.equal(ok.status, 200, ok.body);
-			const row = await req.store.db
+			const row = await two.req.store.db
 				.selectFrom("request_answers")
 				.select("identity")
 				.where("id", "=", ok.json().responseId)
 				.executeTakeFirstOrThrow();
 			assert.equal(row.identity, device.fingerprint);
+			// The submission callback names an identity of another server by its fingerprint.
+			const delivery = await two.req.store.db
+				.selectFrom("outbox")
+				.select("payload")
+				.where("request", "=", r.id)
+				.executeTakeFirstOrThrow();
+			const payload = JSON.parse(delivery.payload);
+			assert.deepEqual([payload.identity, payload.server], [device.fingerprint, RESP]);
 
 			// Forged: a certificate the relaying server never issued, sent straight to the requester.
 			const other = await deviceKey();
 			const n2 = await nonce();
 			const forged = await call(
-				req,
+				two.req,
 				"POST",
 				`/api/public/requests/${r.slug}/remote`,
 				{
@@ -281,9 +201,9 @@ describe("remote answers between two servers", () => {
 	}
 
 	test("a requester's server that cannot be asked: 502 remote_unreachable, nothing written", async () => {
-		const before = await counts(resp);
+		const before = await counts(two.resp);
 		expectCode(
-			await call(resp, "POST", "/api/requests/remote", {
+			await call(two.resp, "POST", "/api/requests/remote", {
 				server: "down.test",
 				slug: "whatever",
 				values: { name: "X" },
@@ -291,18 +211,20 @@ describe("remote answers between two servers", () => {
 			502,
 			"remote_unreachable",
 		);
-		assert.deepEqual(await counts(resp), before);
+		assert.deepEqual(await counts(two.resp), before);
 	});
 	test("GET /api/requests/{id}/links: remote answers by bulk read (notModified too), a change shows, a down server is unreachable", async () => {
 		const r = await makeRequest();
-		const res = await call(resp, "POST", "/api/requests/remote", {
+		const res = await call(two.resp, "POST", "/api/requests/remote", {
 			server: REQ,
 			slug: r.slug,
 			values: { name: "Grace Hopper", email: "grace@example.org" },
 		});
 		assert.equal(res.status, 200, res.body);
+		const grantId = res.json().grantId as string;
+		const readsBefore = bulkReadsOf(grantId).length;
 		const list = async () => {
-			const l = await call(req, "GET", `/api/requests/${r.id}/links`);
+			const l = await call(two.req, "GET", `/api/requests/${r.id}/links`);
 			assert.equal(l.status, 200, l.body);
 			return l.json().items[0];
 		};
@@ -321,29 +243,44 @@ describe("remote answers between two servers", () => {
 		// Read again with the kept etag: the other server answers notModified, the values stay.
 		const again = await list();
 		assert.deepEqual(again.values, first.values);
+		const [read1, read2] = bulkReadsOf(grantId).slice(readsBefore);
+		assert.equal(read1?.sent, undefined, "nothing kept yet: asked without an etag");
+		assert.equal(read1?.got.notModified, false);
+		assert.match(read1?.got.etag ?? "", /^W\/"/);
+		assert.equal(read2?.sent, read1?.got.etag, "asked again with the etag it kept");
+		assert.deepEqual(read2?.got, {
+			id: grantId,
+			status: "active",
+			etag: read1?.got.etag,
+			maxAge: 0,
+			notModified: true,
+		});
 		// A change on the responder's side shows at the next read.
-		const grant = await resp.store.db
+		const grant = await two.resp.store.db
 			.selectFrom("grant_tokens")
 			.select("keys")
-			.where("link", "=", res.json().grantId)
+			.where("link", "=", grantId)
 			.executeTakeFirstOrThrow();
 		const nameRecord = JSON.parse(grant.keys).name as string;
-		const patched = await call(resp, "PATCH", `/api/collections/records/records/${nameRecord}`, {
+		const patched = await call(two.resp, "PATCH", `/api/collections/records/records/${nameRecord}`, {
 			value: "Grace B. Hopper",
 		});
 		assert.equal(patched.status, 200, patched.body);
 		assert.equal((await list()).values[0].value, "Grace B. Hopper");
+		const read3 = bulkReadsOf(grantId).at(-1);
+		assert.equal(read3?.sent, read1?.got.etag);
+		assert.equal(read3?.got.notModified, false, "a changed value is a new etag: read in full");
 		// Paused on the responder's side: status told, no values.
-		const paused = await call(resp, "PATCH", `/api/collections/links/records/${res.json().grantId}`, {
+		const paused = await call(two.resp, "PATCH", `/api/collections/links/records/${grantId}`, {
 			status: "paused",
 		});
 		assert.equal(paused.status, 200, paused.body);
 		const p = await list();
 		assert.equal(p.status, "paused");
 		assert.deepEqual(p.values, []);
-		await call(resp, "PATCH", `/api/collections/links/records/${res.json().grantId}`, { status: "active" });
+		await call(two.resp, "PATCH", `/api/collections/links/records/${grantId}`, { status: "active" });
 		// Its server down: marked unreachable, no values.
-		await resp.proc.stop();
+		await two.resp.proc.stop();
 		const down = await list();
 		assert.equal(down.unreachable, true);
 		assert.deepEqual(down.values, []);

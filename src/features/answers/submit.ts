@@ -48,9 +48,9 @@ const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const NUMBER = /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/;
 
 /** Checks a typed value against its item's type; answers the value to store (trimmed). */
-export function checkValue(key: string, type: string, raw: string): string {
+export function checkValue(key: string, type: string, raw: string, field = `values.${key}`): string {
 	const value = raw.trim();
-	const bad = (what: string) => invalidField(`values.${key}`, what);
+	const bad = (what: string) => invalidField(field, what);
 	if (value === "") throw bad("must not be blank");
 	if (value.length > MAX_VALUE_LENGTH) throw bad(`must be at most ${MAX_VALUE_LENGTH} characters`);
 	switch (type) {

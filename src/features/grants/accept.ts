@@ -89,7 +89,7 @@ function checkTemplate(
 		}
 		if (v.type !== "value" || typeof v.value !== "string")
 			throw invalidField(`grant.keys.${v.key}`, "must be a value");
-		data[v.key] = checkValue(v.key, item?.type ?? "text", v.value);
+		data[v.key] = checkValue(v.key, item?.type ?? "text", v.value, `grant.keys.${v.key}`);
 	}
 	for (const item of items) {
 		if (item.required && !seen.has(item.key)) throw invalidField(`grant.keys.${item.key}`, "is required");
