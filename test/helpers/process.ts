@@ -55,7 +55,7 @@ export function startServer(
 				output: () => out,
 				stop: (signal = "SIGTERM") =>
 					new Promise((done) => {
-						if (child.exitCode !== null) return done(child.exitCode);
+						if (child.exitCode !== null || child.signalCode !== null) return done(child.exitCode);
 						child.once("close", (code) => done(code));
 						child.kill(signal);
 					}),
