@@ -8,7 +8,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { loadConfig } from "../src/config.ts";
-import { BlobNotFoundError, createFsBlobStore } from "../src/lib/blob-store.ts";
+import { BlobNotFoundError, type BlobStore, createFsBlobStore } from "../src/lib/blob-store.ts";
+import { blobStoreName, openBlobStore } from "../src/lib/blob-store-config.ts";
 
 export const BACKUP_USAGE = `  svc admin backup --to <dir>        copy the SQLite database and the files into a new folder (the server may run)
   svc admin restore --from <dir>     put a backup into an empty DATA_DIR (the server stopped)
@@ -34,13 +35,18 @@ const fail = (message: string, code = 1) => {
 
 const isEmptyDir = (dir: string) => !fs.existsSync(dir) || fs.readdirSync(dir).length === 0;
 
+async function holdsAny(blobs: BlobStore): Promise<boolean> {
+	for await (const _ of blobs.list()) return true;
+	return false;
+}
+
 export async function adminBackup(args: string[]): Promise<number> {
 	const { values } = parseArgs({ args, options: { to: { type: "string" } }, strict: true });
 	if (!values.to) return fail(`svc admin backup: --to <dir> is required\n${BACKUP_USAGE}`, 2);
 	const config = loadConfig(process.env);
 	if (config.databaseUrl) {
 		return fail(
-			'svc admin backup: this server runs on PostgreSQL. Back the database up with pg_dump and copy DATA_DIR/blobs (docs/operations.md "Backups").',
+			'svc admin backup: this server runs on PostgreSQL. Back the database up with pg_dump and copy the files (docs/operations.md "Backups").',
 			2,
 		);
 	}
@@ -57,7 +63,8 @@ export async function adminBackup(args: string[]): Promise<number> {
 		await store.destroy();
 	}
 	// 2. The files, streamed (never whole in memory).
-	const source = createFsBlobStore(path.join(config.dataDir, "blobs"));
+	const source = openBlobStore(config);
+	await source.ready();
 	const target = createFsBlobStore(path.join(to, "blobs"));
 	let files = 0;
 	let bytes = 0;
@@ -133,22 +140,24 @@ export async function adminRestore(args: string[]): Promise<number> {
 		return fail(`svc admin restore: ${from} is not a backup this version can restore`, 2);
 	}
 	const dataDir = path.resolve(config.dataDir);
-	if (fs.existsSync(path.join(dataDir, DB_FILE)) || !isEmptyDir(path.join(dataDir, "blobs", "objects"))) {
+	const target = openBlobStore(config);
+	await target.ready();
+	if (fs.existsSync(path.join(dataDir, DB_FILE)) || (await holdsAny(target))) {
 		return fail(
-			`svc admin restore: ${dataDir} already holds a database or files; restore into an empty DATA_DIR (move the old one aside, with the server stopped)`,
+			`svc admin restore: ${dataDir} or ${blobStoreName(config)} already holds a database or files; restore into an empty DATA_DIR and blob store (move the old ones aside, with the server stopped)`,
 			2,
 		);
 	}
 	fs.mkdirSync(dataDir, { recursive: true });
 	fs.copyFileSync(path.join(from, DB_FILE), path.join(dataDir, DB_FILE), fs.constants.COPYFILE_EXCL);
 	const source = createFsBlobStore(path.join(from, "blobs"));
-	const target = createFsBlobStore(path.join(dataDir, "blobs"));
 	let files = 0;
 	for await (const { key } of source.list()) {
 		await target.put(await source.get(key), { key });
 		files++;
 	}
-	fs.rmSync(path.join(dataDir, "blobs", "tmp"), { recursive: true, force: true });
+	if (config.blobStore === "fs")
+		fs.rmSync(path.join(dataDir, "blobs", "tmp"), { recursive: true, force: true });
 	process.stderr.write(
 		`Restored the backup of ${manifest.domain} taken ${manifest.created} (${manifest.records} records, ${files} files) into ${dataDir}. Start the server; then repeat any identity revocation made after ${manifest.created} (docs/operations.md).\n`,
 	);

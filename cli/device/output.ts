@@ -1,5 +1,6 @@
 // How device commands print: `--json` writes the answer as JSON on stdout for scripts; otherwise a
 // plain table or lines. No colour anywhere, and the progress bar only when stderr is a terminal.
+import cliProgress from "cli-progress";
 
 export function printJson(value: unknown): void {
 	process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
@@ -45,33 +46,35 @@ export function formatBytes(n: number): string {
 export const dateOnly = (iso: string | null | undefined): string => (iso ? iso.slice(0, 10) : "-");
 
 /**
- * A progress bar on stderr, redrawn at most ten times a second; nothing at all when stderr is not a
- * terminal (a script's log stays clean).
+ * A progress bar on stderr (cli-progress, plain characters, redrawn at most ten times a second);
+ * nothing at all, not even an escape sequence, when stderr is not a terminal: a script's log stays
+ * clean. `update(done, total)` takes bytes; a total below 1 (no Content-Length) shows bytes only.
  */
 export function progressBar(label: string, stream: NodeJS.WriteStream = process.stderr) {
 	if (!stream.isTTY) return { update: (_d: number, _t: number) => {}, done: () => {} };
-	let last = 0;
-	let shown = false;
-	const draw = (done: number, total: number) => {
-		const width = Math.max(10, Math.min(40, (stream.columns ?? 80) - label.length - 30));
-		const ratio = total > 0 ? Math.min(1, done / total) : 0;
-		const filled = Math.round(ratio * width);
-		const bar =
-			total > 0 ? `[${"#".repeat(filled)}${"-".repeat(width - filled)}] ${Math.floor(ratio * 100)}%` : "";
-		stream.write(
-			`\r${label} ${bar} ${formatBytes(done)}${total > 0 ? ` of ${formatBytes(total)}` : ""}\x1b[K`,
-		);
-		shown = true;
-	};
+	const bar = new cliProgress.SingleBar({
+		stream,
+		barsize: Math.max(10, Math.min(40, (stream.columns || 80) - label.length - 40)),
+		barCompleteChar: "#",
+		barIncompleteChar: "-",
+		// Trimmed to the terminal's width rather than switching its line wrapping off, which a Ctrl-C
+		// in the middle would leave off.
+		linewrap: true,
+		format: (options, params) =>
+			params.total > 0
+				? `${label} [${cliProgress.Format.BarFormat(params.progress, options)}] ${Math.floor(params.progress * 100)}% ${formatBytes(params.value)} of ${formatBytes(params.total)}`
+				: `${label} ${formatBytes(params.value)}`,
+	});
+	let started = false;
 	return {
 		update(done: number, total: number) {
-			const now = Date.now();
-			if (now - last < 100 && done < total) return;
-			last = now;
-			draw(done, total);
+			if (!started) {
+				bar.start(Math.max(0, total), done);
+				started = true;
+			} else bar.update(done);
 		},
 		done() {
-			if (shown) stream.write("\n");
+			if (started) bar.stop();
 		},
 	};
 }

@@ -2,8 +2,10 @@
 // /passkey page in Chromium (virtual authenticator), the desktop's handler step played by running
 // `svc open` with the svc://auth link the page opened; then identity keys and a handshake-gated
 // share read, a request answered with a proven identity, API keys, and sign-out. Every listing is
-// read through --json.
+// read through --json. Also the handler's part for a tool's link (off a terminal, the console's
+// consent opened with xdg-open and kept through its sign-in) and the progress bar on a terminal.
 import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
 import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
@@ -14,7 +16,7 @@ import { type TestEnv, testEnv } from "../helpers/app.ts";
 import { Device, freePort, launchBrowser } from "../helpers/browser.ts";
 import { type ServerProcess, startServer } from "../helpers/process.ts";
 import { MB, sampleRss } from "../helpers/rss.ts";
-import { ensureCliBuilt, type Svc, svc } from "../helpers/svc-cli.ts";
+import { ensureCliBuilt, SVC_BIN, type Svc, svc } from "../helpers/svc-cli.ts";
 
 const EMAIL = "owner@example.org";
 
@@ -129,6 +131,101 @@ describe("svc as the owner's device", () => {
 			const r = await cli.run(["open", link]);
 			assert.equal(r.code, 2, `${link}: ${r.stderr}`);
 			assert.match(r.stderr, new RegExp(`the link is refused: ${parameter}: `), link);
+		}
+	});
+
+	test("open: svc://a, svc://present and svc://signin are refused saying who handles them (exit 2)", async () => {
+		for (const [link, says] of [
+			[`svc://a/localhost/${"A".repeat(43)}`, /attestation offer is not done by svc or the console yet/],
+			["svc://present?client_id=https%3A%2F%2Fshop.example&nonce=abcdefgh", /presenting a credential/],
+			["svc://signin", /runs in the browser, on your server's \/oidc\/authorize page/],
+		] as const) {
+			const r = await cli.run(["open", link]);
+			assert.equal(r.code, 2, `${link}: ${r.stderr}`);
+			assert.match(r.stderr, /^svc: svc open does not handle svc:\/\/[a-z]+ links: /, link);
+			assert.match(r.stderr, says, link);
+		}
+	});
+
+	test("handler: a tool's link off a terminal opens the console's consent in the browser, kept through its sign-in", async () => {
+		// The desktop runs `svc open %u` without a terminal; a stand-in xdg-open records what it gets.
+		const bin = fs.mkdtempSync(path.join(os.tmpdir(), "svc-xdg-"));
+		const record = path.join(bin, "opened");
+		fs.writeFileSync(path.join(bin, "xdg-open"), `#!/bin/sh\nprintf '%s\\n' "$1" >> '${record}'\n`, {
+			mode: 0o755,
+		});
+		const desktop = { DISPLAY: ":0", PATH: `${bin}:${process.env.PATH}` };
+		/** What xdg-open was given so far, once it has been run `count` times (it runs detached). */
+		const opened = async (count: number) => {
+			for (let i = 0; i < 200; i++) {
+				const lines = fs.existsSync(record)
+					? fs.readFileSync(record, "utf8").split("\n").filter(Boolean)
+					: [];
+				if (lines.length >= count) return lines;
+				await new Promise((r) => setTimeout(r, 50));
+			}
+			assert.fail(`xdg-open was not run ${count} times`);
+		};
+		const consentOf = (link: string) => `${origin}/app/connections/connect?${new URLSearchParams({ link })}`;
+		try {
+			const challenge = crypto.randomBytes(32).toString("base64url");
+			const hex = crypto.createHash("sha256").update(challenge).digest().subarray(0, 3).toString("hex");
+			const checkCode = `${hex.slice(0, 3)}-${hex.slice(3)}`.toUpperCase();
+			const tool = "http://127.0.0.1:9";
+			const link = `svc://connect?client=${encodeURIComponent(tool)}&name=Flat%20finder&redirect=${encodeURIComponent(`${tool}/back`)}&state=s1&challenge=${challenge}`;
+
+			const handed = await cli.run(["open", link], { env: desktop });
+			assert.equal(handed.code, 0, handed.stderr);
+			assert.equal(handed.stdout, `${consentOf(link)}\n`);
+			assert.match(handed.stderr, /^Not on a terminal, so the consent continues in the console/);
+			assert.deepEqual(await opened(1), [consentOf(link)]);
+
+			const proposal = "svc://p?label=Flat%20application&keys=full_name";
+			const json = await cli.run(["open", proposal, "--json"], { env: desktop });
+			assert.equal(json.code, 0, json.stderr);
+			assert.deepEqual(JSON.parse(json.stdout), {
+				kind: "proposal",
+				status: "console",
+				server: origin,
+				address: consentOf(proposal),
+				opened: true,
+			});
+			assert.equal((await opened(2))[1], consentOf(proposal));
+
+			// No desktop, or --no-browser: refused as before (exit 2), naming the console's address.
+			for (const [args, env] of [
+				[["open", link], {}],
+				[["open", link, "--no-browser"], desktop],
+			] as const) {
+				const refused = await cli.run([...args], { env });
+				assert.equal(refused.code, 2, refused.stderr);
+				assert.ok(
+					refused.stderr.includes(
+						`not on a terminal, so nobody can be asked: compare the check code, then pass --yes to consent, or consent in the console at ${consentOf(link)}`,
+					),
+					refused.stderr,
+				);
+			}
+			assert.equal((await opened(2)).length, 2, "nothing more was opened");
+
+			// The browser tab is signed out (the console keeps its session per tab): the sign-in
+			// keeps the link, and the consent shows the tool's check code. svc made nothing.
+			const page = await device.open(consentOf(link));
+			await page.getByRole("button", { name: "Sign in with a passkey" }).click();
+			await page.locator(".check-code").waitFor({ state: "visible", timeout: 60_000 });
+			assert.equal(await page.locator(".check-code").textContent(), checkCode);
+			assert.equal(page.url(), consentOf(link));
+			const token = (
+				JSON.parse(fs.readFileSync(path.join(cli.configDir, "sessions.json"), "utf8")) as {
+					servers: Record<string, { token: string }>;
+				}
+			).servers[origin]?.token as string;
+			const connections = await fetch(`${origin}/api/collections/connections/records`, {
+				headers: { authorization: `Bearer ${token}` },
+			});
+			assert.deepEqual(((await connections.json()) as { items: unknown[] }).items, []);
+		} finally {
+			fs.rmSync(bin, { recursive: true, force: true });
 		}
 	});
 
@@ -404,6 +501,57 @@ describe("svc as the owner's device", () => {
 			const exists = await cli.run(["vault", "download", "passport_scan", "-o", dest]);
 			assert.equal(exists.code, 2);
 			assert.match(exists.stderr, /exists; pass --force/);
+		} finally {
+			fs.rmSync(folder, { recursive: true, force: true });
+		}
+	});
+
+	test("progress bar: on a terminal drawn on stderr in plain characters, no colour, --json untouched; none off a terminal", async () => {
+		const folder = fs.mkdtempSync(path.join(os.tmpdir(), "svc-cli-files-"));
+		try {
+			const source = path.join(folder, "small.bin");
+			fs.writeFileSync(source, crypto.randomBytes(3 * 1024 * 1024));
+			// On a pseudo-terminal (util-linux `script`), stdout sent to a file: only stderr reaches the
+			// terminal, as in `svc vault upload … --json > answer.json` typed by a person.
+			const answer = path.join(folder, "answer.json");
+			const command = `'${process.execPath}' '${SVC_BIN}' vault upload '${source}' --key progress_check --json > '${answer}'`;
+			const child = spawn("script", ["-qec", command, "/dev/null"], {
+				cwd: folder,
+				env: {
+					...process.env,
+					NODE_OPTIONS: "",
+					DISPLAY: "",
+					WAYLAND_DISPLAY: "",
+					SVC_SERVER: "",
+					SVC_CONFIG_DIR: cli.configDir,
+				},
+			});
+			let terminal = "";
+			child.stdout.on("data", (d: Buffer) => {
+				terminal += d.toString();
+			});
+			const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+			assert.equal(code, 0, terminal);
+			assert.match(terminal, /Uploading small\.bin \[#+\] 100% 3\.0 MiB of 3\.0 MiB/);
+			// biome-ignore lint/suspicious/noControlCharactersInRegex: looking for colour codes is the point
+			assert.doesNotMatch(terminal, /\x1b\[[0-9;]*m/, "no colour");
+			const record = JSON.parse(fs.readFileSync(answer, "utf8")) as { key: string; file: { size: number } };
+			assert.deepEqual([record.key, record.file.size], ["progress_check", 3 * 1024 * 1024]);
+
+			// Off a terminal, and without --json: nothing on stderr, the answer on stdout.
+			const plain = await cli.run([
+				"vault",
+				"download",
+				"progress_check",
+				"-o",
+				path.join(folder, "back.bin"),
+			]);
+			assert.equal(plain.code, 0, plain.stderr);
+			assert.equal(plain.stderr, "", "no progress bar when stderr is not a terminal");
+			assert.match(
+				plain.stdout,
+				/^Saved .*back\.bin: 3\.0 MiB, sha256 [0-9a-f]{64} \(matches the vault\)\n$/,
+			);
 		} finally {
 			fs.rmSync(folder, { recursive: true, force: true });
 		}

@@ -68,7 +68,20 @@ async function completeSignIn(link: AuthLink): Promise<{ server: string; account
 	return { server: pending.server, account };
 }
 
+/** Link kinds whose server side exists but which neither svc nor the console acts on (docs/cli.md). */
+const NOT_HANDLED = new Map([
+	[
+		"a",
+		"accepting an attestation offer is not done by svc or the console yet; the server takes it at POST /api/credentials/claim",
+	],
+	["present", "presenting a credential is not done by svc or the console yet"],
+	["signin", "a service's sign-in runs in the browser, on your server's /oidc/authorize page"],
+]);
+
 function parseLink(text: string, options: AppLinkOptions = {}) {
+	const kind = /^svc:\/\/([a-z]+)(?=[/?]|$)/.exec(text)?.[1];
+	const why = kind ? NOT_HANDLED.get(kind) : undefined;
+	if (why) throw new UsageError(`svc open does not handle svc://${kind} links: ${why}`);
 	try {
 		return parseAppLink(text, options);
 	} catch (err) {
@@ -211,7 +224,8 @@ ${TOOL_HELP}`,
 	options: TOOL_OPTIONS,
 	args: { min: 1, max: 1 },
 	async run(ctx) {
-		const link = parseLink(ctx.positionals[0] as string, {
+		const text = ctx.positionals[0] as string;
+		const link = parseLink(text, {
 			allowLoopback: loopbackServer(ctx.values.server as string | undefined),
 		});
 		switch (link.kind) {
@@ -223,7 +237,7 @@ ${TOOL_HELP}`,
 			}
 			case "connect":
 			case "proposal":
-				return openToolLink(ctx, link);
+				return openToolLink(ctx, link, text);
 		}
 	},
 };

@@ -1,7 +1,8 @@
 // `svc handler install|remove`: makes this `svc` the desktop's handler for svc:// links on Linux
 // (freedesktop.org): a .desktop file with `MimeType=x-scheme-handler/svc` in
 // $XDG_DATA_HOME/applications, made the default with `xdg-mime` when it is installed. The browser
-// then hands `svc://auth?…` to `svc open`, which completes a waiting `svc login`.
+// then hands `svc://auth?…` to `svc open`, which completes a waiting `svc login`, and a tool's
+// `svc://connect` or `svc://p`, which `svc open` (no terminal) passes on to the console's consent.
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";

@@ -3,7 +3,8 @@
 // claim) and the check code, asks (or takes --yes), connects the tool or reuses its connection,
 // turns a proposal into a share naming the connection, and hands the answer back: the tool's
 // redirect address with state, status, server, code and link, opened in a browser when there is
-// one and printed; for a tool that polls, nothing to open, and the code printed.
+// one and printed; for a tool that polls, nothing to open, and the code printed. Off a terminal
+// without --yes (the desktop's link handler) it opens the console's consent screen instead.
 import readline from "node:readline";
 import { type ConnectRequest, checkCode, type Proposal } from "../../../src/lib/app-links.ts";
 import type { Api } from "../api.ts";
@@ -11,6 +12,7 @@ import { openBrowser } from "../browser.ts";
 import type { Context } from "../command.ts";
 import { CliError, EXIT, UsageError } from "../errors.ts";
 import { note, printJson, printLine } from "../output.ts";
+import { chosenServer, sessionFor } from "../sessions.ts";
 import type { VaultRecord } from "./vault.ts";
 
 export type ToolLink = ({ kind: "connect" } & ConnectRequest) | ({ kind: "proposal" } & Proposal);
@@ -44,17 +46,28 @@ export const TOOL_OPTIONS = {
 	"no-browser": { type: "boolean" },
 } as const;
 
-export const TOOL_HELP = `  -y, --yes           consent without asking (for scripts; off a terminal it is required)
+export const TOOL_HELP = `  -y, --yes           consent without asking (for scripts); without it, off a terminal (as
+                      the desktop's link handler runs svc), the console's consent screen
+                      for the link is opened in the browser, or svc refuses (exit 2)
   --allow-revoke      let the tool revoke the shares its proposals became
   --allow-hand-over   let the tool receive the addresses of those shares
                       (left out: a connected tool keeps what it has, a new one gets neither)
-  --no-browser        print the tool's return address instead of opening it`;
+  --no-browser        open nothing: print the tool's return address (and off a terminal,
+                      refuse instead of opening the console)`;
 
 /** The tool's redirect address with the answer (spec `svc://connect`): state, status, server, code, link. */
 export function answerAddress(redirect: string, params: Record<string, string | undefined>): string {
 	const url = new URL(redirect);
 	for (const [k, v] of Object.entries(params)) if (v !== undefined) url.searchParams.set(k, v);
 	return url.toString();
+}
+
+/**
+ * The console's consent screen for a tool's link, the address its "Open an app link" dialog goes to
+ * (web/console/screens/connections/open-link.tsx `consentPath`).
+ */
+export function consentAddress(server: string, text: string): string {
+	return `${server}/app/connections/connect?${new URLSearchParams({ link: text.trim() })}`;
 }
 
 /** A name for a new connection when a proposal gives none (`from` is optional): its host, 40 at most. */
@@ -102,14 +115,37 @@ const yesNo = (b: boolean) => (b ? "yes" : "no");
  * Acts on a tool's link as the owner's app. Returns the exit code: 0 when done or declined (the
  * tool is told either way), others through CliError.
  */
-export async function openToolLink(ctx: Context, link: ToolLink): Promise<number> {
+export async function openToolLink(ctx: Context, link: ToolLink, text: string): Promise<number> {
+	const v = ctx.values;
+	const poll = link.kind === "proposal" ? link.poll : undefined;
+	// Nobody to ask here (the desktop's handler runs svc without a terminal): the console's own
+	// consent screen asks in the browser, signed in there, and answers the tool itself.
+	const noOneToAsk = v.yes !== true && !(process.stdin.isTTY && process.stderr.isTTY);
+	// Only a server this device knows: a console at an address the link alone names could be anyone's.
+	const consoleServer =
+		poll !== undefined && sessionFor(poll) ? poll : chosenServer(v.server as string | undefined);
+	const consent = consoleServer ? consentAddress(consoleServer, text) : undefined;
+	if (noOneToAsk && consent && !v["no-browser"] && openBrowser(consent)) {
+		if (ctx.json)
+			printJson({
+				kind: link.kind,
+				status: "console",
+				server: consoleServer,
+				address: consent,
+				opened: true,
+			});
+		else {
+			note("Not on a terminal, so the consent continues in the console (opened in the browser):");
+			printLine(consent);
+		}
+		return EXIT.ok;
+	}
+
 	const api = ctx.api();
 	const server = api.server;
-	const v = ctx.values;
 	const client = link.client;
 	const claimed = link.kind === "connect" ? link.name : link.from;
 	const code = link.challenge ? await checkCode(link.challenge) : undefined;
-	const poll = link.kind === "proposal" ? link.poll : undefined;
 	if (poll !== undefined && poll !== server) {
 		throw new CliError(
 			`the tool will ask ${poll} for the answer, not ${server}: open the link with --server ${poll}`,
@@ -190,9 +226,9 @@ export async function openToolLink(ctx: Context, link: ToolLink): Promise<number
 
 	let agreed = v.yes === true;
 	if (!agreed) {
-		if (!process.stdin.isTTY || !process.stderr.isTTY) {
+		if (noOneToAsk) {
 			throw new UsageError(
-				"not on a terminal, so nobody can be asked: compare the check code, then pass --yes to consent",
+				`not on a terminal, so nobody can be asked: compare the check code, then pass --yes to consent${consent ? `, or consent in the console at ${consent}` : ""}`,
 			);
 		}
 		agreed = await ask(link.kind === "connect" ? "Connect this tool?" : "Create the share?");
