@@ -1,10 +1,12 @@
-// WCAG 2.2 AA: axe-core finds no violation on any console screen (and the front page), in English
-// and German, at desktop and phone width; the console works by keyboard with a visible focus.
+// WCAG 2.2 AA: axe-core finds no violation on any console screen (the front page and the operator's
+// ticket page too), in English and German, at desktop and phone width; the console works by
+// keyboard with a visible focus.
 // With SCREENSHOTS=1 it also writes docs/screenshots/console-<screen>-<desktop|phone>.png.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { Browser, Page } from "playwright-core";
 import {
+	addAuthenticator,
 	apiCall,
 	axeCheck,
 	DESKTOP,
@@ -12,6 +14,7 @@ import {
 	describeViolations,
 	focused,
 	launchBrowser,
+	operatorTicket,
 	PHONE,
 	type Server,
 	screenReady,
@@ -100,6 +103,42 @@ describe("console accessibility", { timeout: 280_000 }, () => {
 			});
 		}
 	}
+
+	test("the operator's ticket page (/passkey, README step 1): no violation before and after the passkey (en, de; desktop, phone)", async () => {
+		// The page is served in English only (`lang="en"`); a German browser must still get a valid page.
+		const ready = async (page: Page) => {
+			await page.locator("#start:not([disabled])").waitFor();
+		};
+		const created = async (page: Page) => {
+			await ready(page);
+			await addAuthenticator(page);
+			await page.getByLabel("Your name (optional)").fill("Ada");
+			await page.getByRole("button", { name: "Create a passkey" }).click();
+			await page.getByRole("link", { name: "Open the console" }).waitFor({ timeout: 60_000 });
+		};
+		const found: string[] = [];
+		// A ticket is spent by its passkey: each account made here has an address of its own.
+		const made = ["example.org", "example.net", "example.com", "example.de"].map((d) => `ada@${d}`);
+		for (const lang of ["en", "de"] as const) {
+			for (const viewport of [DESKTOP, PHONE]) {
+				for (const [name, prepare] of [
+					["passkey-ticket", ready],
+					["passkey-ticket-done", created],
+				] as const) {
+					const email = prepare === created ? String(made.shift()) : "you@example.org";
+					const violations = await axeCheck(browser, await operatorTicket(server, email), {
+						lang,
+						viewport,
+						prepare,
+						...(lang === "en" ? { screenshot: name } : {}),
+					});
+					if (violations.length > 0)
+						found.push(`${name} (${lang}, ${viewport.width} px):\n${describeViolations(violations)}`);
+				}
+			}
+		}
+		assert.deepEqual(found, [], found.join("\n\n"));
+	});
 
 	test("by keyboard alone: skip link, navigation, and an API key created without a mouse", async () => {
 		const device = await Device.create(browser);

@@ -100,6 +100,23 @@ export async function apiCall(
 	});
 }
 
+/** A CDP virtual authenticator (ctap2, internal, resident keys, user verification) for one tab. */
+export async function addAuthenticator(page: Page): Promise<{ cdp: CDPSession; authenticatorId: string }> {
+	const cdp = await page.context().newCDPSession(page);
+	await cdp.send("WebAuthn.enable");
+	const { authenticatorId } = await cdp.send("WebAuthn.addVirtualAuthenticator", {
+		options: {
+			protocol: "ctap2",
+			transport: "internal",
+			hasResidentKey: true,
+			hasUserVerification: true,
+			isUserVerified: true,
+			automaticPresenceSimulation: true,
+		},
+	});
+	return { cdp, authenticatorId };
+}
+
 /**
  * One device: a browser context whose virtual authenticator (ctap2, internal, resident keys, user
  * verification) keeps its credentials across tabs, with the console errors each tab reported.
@@ -137,18 +154,7 @@ export class Device {
 			await this.page.close();
 		}
 		const page = await this.context.newPage();
-		const cdp = await this.context.newCDPSession(page);
-		await cdp.send("WebAuthn.enable");
-		const { authenticatorId } = await cdp.send("WebAuthn.addVirtualAuthenticator", {
-			options: {
-				protocol: "ctap2",
-				transport: "internal",
-				hasResidentKey: true,
-				hasUserVerification: true,
-				isUserVerified: true,
-				automaticPresenceSimulation: true,
-			},
-		});
+		const { cdp, authenticatorId } = await addAuthenticator(page);
 		for (const credential of this.credentials) {
 			await cdp.send("WebAuthn.addCredential", { authenticatorId, credential: credential as never });
 		}
@@ -305,7 +311,10 @@ export function describeViolations(violations: AxeViolation[]): string {
 export const DESKTOP: ViewportSize = { width: 1280, height: 800 };
 export const PHONE: ViewportSize = { width: 390, height: 844 };
 
-/** With SCREENSHOTS=1, writes the page to docs/screenshots/console-<name>-<desktop|phone>.png. */
+/**
+ * With SCREENSHOTS=1, writes the page to docs/screenshots/console-<name>-<desktop|phone>.png: the
+ * whole page, or the viewport while a modal dialog is open.
+ */
 export async function screenshot(page: Page, name: string): Promise<void> {
 	if (process.env.SCREENSHOTS !== "1") return;
 	const width = page.viewportSize()?.width ?? 1280;
@@ -315,5 +324,8 @@ export async function screenshot(page: Page, name: string): Promise<void> {
 		`console-${name}-${width < 600 ? "phone" : "desktop"}.png`,
 	);
 	fs.mkdirSync(path.dirname(file), { recursive: true });
-	await page.screenshot({ path: file, fullPage: true, animations: "disabled", caret: "hide" });
+	// A modal dialog's backdrop covers the viewport only: a full-page picture would show the page
+	// below it undimmed.
+	const modal = await page.evaluate<boolean>('document.querySelector("dialog:modal") !== null');
+	await page.screenshot({ path: file, fullPage: !modal, animations: "disabled", caret: "hide" });
 }

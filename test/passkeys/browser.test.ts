@@ -6,6 +6,7 @@ import net from "node:net";
 import { after, before, describe, test } from "node:test";
 import { type Browser, type BrowserContext, type CDPSession, chromium, type Page } from "playwright-core";
 import { makeApp, type TestApp } from "../helpers/app.ts";
+import { addAuthenticator } from "../helpers/browser.ts";
 import { pkce } from "../helpers/webauthn.ts";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
@@ -48,18 +49,7 @@ class Device {
 			await this.page.close();
 		}
 		const page = await this.context.newPage();
-		const cdp = await this.context.newCDPSession(page);
-		await cdp.send("WebAuthn.enable");
-		const { authenticatorId } = await cdp.send("WebAuthn.addVirtualAuthenticator", {
-			options: {
-				protocol: "ctap2",
-				transport: "internal",
-				hasResidentKey: true,
-				hasUserVerification: true,
-				isUserVerified: true,
-				automaticPresenceSimulation: true,
-			},
-		});
+		const { cdp, authenticatorId } = await addAuthenticator(page);
 		for (const credential of this.credentials) {
 			await cdp.send("WebAuthn.addCredential", { authenticatorId, credential: credential as never });
 		}

@@ -104,7 +104,10 @@ function SignedOut({ route }: { route: Route }) {
 	if (open) return <ScreenHost screen={open} route={route} />;
 	if (route.path === "/signup") return <SignUp ticket={route.query.get("ticket")} />;
 	if (route.path !== "/signin") {
-		const next = route.path === "/" ? "" : `?next=${encodeURIComponent(route.path)}`;
+		// The query goes along: a tool's link handed over by `svc open` is `/connections/connect?link=…`.
+		const query = route.query.toString();
+		const next =
+			route.path === "/" ? "" : `?next=${encodeURIComponent(query ? `${route.path}?${query}` : route.path)}`;
 		return <Redirect to={`/signin${next}`} />;
 	}
 	const next = route.query.get("next");
