@@ -5,6 +5,8 @@ import SQLite from "better-sqlite3";
 import {
 	Kysely,
 	PostgresDialect,
+	type PostgresPool,
+	type PostgresPoolClient,
 	type SqliteDatabase,
 	SqliteDialect,
 	type SqliteStatement,
@@ -13,7 +15,9 @@ import {
 import type pg from "pg";
 import type { Config } from "../config.ts";
 import { migrateToLatest } from "./migrate.ts";
+import { namedStatement } from "./prepared.ts";
 import type { Database } from "./schema.ts";
+import { ensureTrigramIndexes, type Warner } from "./trigram.ts";
 
 export type Dialect = "sqlite" | "postgres";
 
@@ -31,11 +35,13 @@ export interface Store {
 
 type DbConfig = Pick<Config, "databaseUrl" | "databaseSchema" | "dataDir" | "sqliteSynchronous">;
 
-export async function openStore(config: DbConfig): Promise<Store> {
+/** `log` hears what the store starts without (PostgreSQL without pg_trgm). */
+export async function openStore(config: DbConfig, log?: Warner): Promise<Store> {
 	if (config.databaseUrl) {
 		const store = await openPostgres(config);
 		// PostgreSQL: Kysely's migrator takes an advisory lock, so nodes starting together migrate once.
 		await migrateToLatest(store.db, config.databaseSchema || undefined);
+		await ensureTrigramIndexes(store.db, log);
 		return store;
 	}
 	const store = openSqlite(config);
@@ -159,6 +165,33 @@ function int8AsNumber(pgTypes: typeof pg.types) {
 	};
 }
 
+/**
+ * The pool as Kysely sees it, whose clients run the compiled hot-path queries (db/prepared.ts) as
+ * named prepared statements: PostgreSQL parses and plans each once per connection instead of on
+ * every call. Every other query goes through unchanged (unnamed, planned per call).
+ */
+function namedStatements(pool: pg.Pool): PostgresPool {
+	const wrapped = new WeakMap<pg.PoolClient, PostgresPoolClient>();
+	return {
+		async connect() {
+			const client = await pool.connect();
+			let face = wrapped.get(client);
+			if (!face) {
+				face = {
+					query: ((text: string, values: unknown[]) => {
+						const name = namedStatement(text);
+						return name ? client.query({ name, text, values }) : client.query(text, values);
+					}) as unknown as PostgresPoolClient["query"],
+					release: () => client.release(),
+				};
+				wrapped.set(client, face);
+			}
+			return face;
+		},
+		end: () => pool.end(),
+	};
+}
+
 async function openPostgres(config: DbConfig): Promise<Store> {
 	// Loaded only when PostgreSQL is configured: the SQLite default does not carry the driver.
 	const { default: pg } = await import("pg");
@@ -181,7 +214,7 @@ async function openPostgres(config: DbConfig): Promise<Store> {
 		types: int8AsNumber(pg.types),
 		...(schema ? { options: `-c search_path=${schema}` } : {}),
 	});
-	const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+	const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: namedStatements(pool) }) });
 	return {
 		db,
 		dialect: "postgres",

@@ -2,8 +2,24 @@
 // and compiling a query per request. A query is built once with named placeholders, compiled, and
 // executed later with the placeholder positions filled in; nothing but parameters ever changes, so
 // the SQL text is identical on every call and the SQLite statement cache (db/index.ts) reuses one
-// prepared statement for it.
+// prepared statement for it. On PostgreSQL the same text runs as a named prepared statement
+// (`namedStatement`, used by db/index.ts): parsed and planned once per pooled connection.
+import crypto from "node:crypto";
 import type { Compilable, CompiledQuery, Kysely } from "kysely";
+
+/** SQL text of every prepared query → its statement name (a digest of the text, so stable). */
+const names = new Map<string, string>();
+
+/** The name a prepared query's text runs under on PostgreSQL; undefined for any other query. */
+export function namedStatement(text: string): string | undefined {
+	return names.get(text);
+}
+
+/** Marks `text` as a hot-path statement worth preparing by name (at most a few dozen exist). */
+export function nameStatement(text: string): void {
+	if (!names.has(text))
+		names.set(text, `svc_${crypto.createHash("sha256").update(text).digest("hex").slice(0, 24)}`);
+}
 
 const MARK = "\u0000param:";
 
@@ -24,6 +40,7 @@ export function prepare<P extends Record<string, unknown>, R>(
 		typeof value === "string" && value.startsWith(MARK) ? value.slice(MARK.length) : undefined,
 	);
 	if (!slots.some((s) => s !== undefined)) throw new Error("prepare: the query has no param()");
+	nameStatement(compiled.sql);
 	return async (db, params) => {
 		const parameters = slots.map((name, i) => {
 			if (name === undefined) return compiled.parameters[i];

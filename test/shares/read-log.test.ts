@@ -1,11 +1,14 @@
 // The read log (docs/api.md "Read log"): every read of a share that returned values is one entry,
-// with its time, kind, view and the proven fingerprint; refused reads leave none; nothing of the
-// values or the reader's address is kept; entries go with their share and after READ_LOG_DAYS.
+// with its time, kind, view and the proven fingerprint (API resolve, file, archive, the share page
+// in every format, the addressbook's card); refused reads, 304s, HEAD and PROPFIND leave none;
+// nothing of the values or the reader's address is kept; entries go with their share and after
+// READ_LOG_DAYS.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { createIdentity } from "../../src/features/identity/service.ts";
 import { sweepReads } from "../../src/features/shares/reads.ts";
 import { ManualClock } from "../../src/lib/clock.ts";
+import { dav, page, postForm } from "../formats/helpers.ts";
 import { makeApp, type TestApp } from "../helpers/app.ts";
 import { deviceKey } from "../helpers/device-key.ts";
 import { buildAccount, buildApiKey, type TestAccount } from "../helpers/factories.ts";
@@ -111,6 +114,88 @@ describe("read log", () => {
 			.execute();
 		assert.ok(!JSON.stringify(stored).includes(secret), "no value in the log");
 		assert.ok(!JSON.stringify(stored).includes("198.18."), "no client address in the log");
+	});
+
+	test("the share page: one `page` entry per answer with values, in every format and through the password form; a 304 and HEAD leave none", async () => {
+		const rec = await createValue(t.app, a, { key: "email", value: "ann@example.org" });
+		const link = await createLink(t.app, a, { records: [rec.id] });
+		for (const format of ["html", "csv", "vcf", "ics"]) {
+			clock.advance(1000);
+			const got = await page(t.app, link.slug, { format });
+			assert.equal(got.statusCode, 200, `${format}: ${got.body}`);
+			const same = await page(t.app, link.slug, {
+				format,
+				headers: { "if-none-match": String(got.headers.etag) },
+			});
+			assert.equal(same.statusCode, 304, format);
+			assert.equal((await page(t.app, link.slug, { format, method: "HEAD" })).statusCode, 200, format);
+		}
+		const negotiated = await page(t.app, link.slug, { headers: { accept: "text/vcard" } });
+		assert.equal(negotiated.statusCode, 200, negotiated.body);
+		assert.deepEqual(
+			(await readsOf(link.id)).map((r) => [r.kind, r.view, r.record, r.readerFingerprint]),
+			[1, 2, 3, 4, 5].map((view) => ["page", view, null, null]),
+		);
+
+		const locked = await createLink(t.app, a, { records: [rec.id], password: "open sesame" });
+		assert.equal((await page(t.app, locked.slug)).statusCode, 200, "the password form, no values");
+		assert.equal((await postForm(t.app, locked.slug, { password: "guess" })).statusCode, 403);
+		const posted = await postForm(t.app, locked.slug, { password: "open sesame", format: "csv" });
+		assert.equal(posted.statusCode, 200, posted.body);
+		assert.deepEqual(
+			(await readsOf(locked.id)).map((r) => [r.kind, r.view]),
+			[["page", 1]],
+			"only the answer with values is a read",
+		);
+	});
+
+	test("the addressbook: GET and REPORT of the card are `addressbook` entries; a 304, HEAD, PROPFIND and an etags-only REPORT leave none", async () => {
+		const rec = await createValue(t.app, a, { key: "email", value: "ann@example.org" });
+		const link = await createLink(t.app, a, { records: [rec.id] });
+		const base = `/dav/s/${link.slug}/`;
+		const card = `${base}contact.vcf`;
+		const ns = 'xmlns:d="DAV:" xmlns:card="urn:ietf:params:xml:ns:carddav"';
+		const multiget = (props: string) =>
+			`<card:addressbook-multiget ${ns}><d:prop>${props}</d:prop><d:href>${card}</d:href></card:addressbook-multiget>`;
+		const query = `<card:addressbook-query ${ns}><d:prop><d:getetag/></d:prop><card:filter><card:prop-filter name="EMAIL"><card:text-match match-type="contains">nobody@</card:text-match></card:prop-filter></card:filter></card:addressbook-query>`;
+
+		for (const depth of ["0", "1"]) {
+			const found = await dav(t.app, "PROPFIND", base, { headers: { depth } });
+			assert.equal(found.statusCode, 207, found.body);
+		}
+		assert.equal((await dav(t.app, "PROPFIND", card, { headers: { depth: "0" } })).statusCode, 207);
+		assert.equal((await dav(t.app, "REPORT", base, { body: multiget("<d:getetag/>") })).statusCode, 207);
+		assert.equal((await dav(t.app, "OPTIONS", base)).statusCode, 200);
+		assert.equal((await dav(t.app, "GET", base)).statusCode, 200, "the book's own GET is a line of text");
+		assert.deepEqual(await readsOf(link.id), [], "nothing that answered without the card is a read");
+
+		clock.advance(1000);
+		const got = await dav(t.app, "GET", card);
+		assert.equal(got.statusCode, 200, got.body);
+		const same = await dav(t.app, "GET", card, { headers: { "if-none-match": String(got.headers.etag) } });
+		assert.equal(same.statusCode, 304);
+		assert.equal((await dav(t.app, "HEAD", card)).statusCode, 200);
+		clock.advance(1000);
+		const report = await dav(t.app, "REPORT", base, {
+			body: multiget("<d:getetag/><card:address-data/>"),
+		});
+		assert.equal(report.statusCode, 207, report.body);
+		assert.match(report.body, /ann@example\.org/);
+		clock.advance(1000);
+		const filtered = await dav(t.app, "REPORT", base, { body: query, headers: { depth: "1" } });
+		assert.equal(filtered.statusCode, 207, filtered.body);
+		assert.doesNotMatch(filtered.body, /contact\.vcf/, "no card matched, but its values were tested");
+
+		assert.deepEqual(
+			(await readsOf(link.id)).map((r) => [r.kind, r.view, r.record, r.readerFingerprint, r.at]),
+			[1, 2, 3].map((view) => [
+				"addressbook",
+				view,
+				null,
+				null,
+				new Date(clock.now() - (3 - view) * 1000).toISOString(),
+			]),
+		);
 	});
 
 	test("the view that reaches the cap is logged, the refused one after it is not", async () => {

@@ -109,8 +109,11 @@ export async function streamArchive(
 		app.log.warn({ err }, "archive stream failed");
 		output.destroy(err);
 	});
+	// No byte ranges: an archive is built anew per request (entry times are now), and the public
+	// one's token is spent by the request itself (docs/api.md "Range requests").
 	reply
 		.type("application/zip")
+		.header("accept-ranges", "none")
 		.header("cache-control", "private, no-store")
 		.header("content-disposition", contentDisposition("attachment", name));
 

@@ -42,6 +42,11 @@ export async function readGrants(
 		ctx.q.grantedRecords(ctx.db, params),
 		ctx.q.grantedSections(ctx.db, params),
 	]);
+	return orderGrants(rows, sectionRows);
+}
+
+/** Granted rows as read (in no order) into share order. */
+export function orderGrants(rows: GrantedRecordRow[], sectionRows: GrantedSectionRow[]): Granted {
 	// The sections the link names (in its order), then the others by their vault ordering.
 	const sections = [...sectionRows].sort(
 		(a, b) =>

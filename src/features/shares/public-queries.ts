@@ -2,6 +2,7 @@
 // database handle (db/prepared.ts): the hot paths cannot afford building a query per request.
 // Only the shares feature runs them.
 import { type ExpressionBuilder, type Kysely, PostgresAdapter, sql } from "kysely";
+import { jsonArrayFrom } from "kysely/helpers/postgres";
 import { param, prepare } from "../../db/prepared.ts";
 import type { Database, LinkTable, LinkTokenTable, ReadKind, RecordTable } from "../../db/schema.ts";
 
@@ -34,6 +35,25 @@ export interface GrantedSectionRow {
 	named_pos: number | null;
 	created: number;
 }
+
+/** The one-statement resolve's row (PostgreSQL): the view taken and what the share grants. */
+export interface OpenResolveRow {
+	id: string;
+	workspace: string;
+	slug: string;
+	label: string;
+	purpose: string;
+	identity: string | null;
+	stamp: string | null;
+	view_count: number;
+	status: LinkTable["status"];
+	records: GrantedRecordRow[];
+	sections: GrantedSectionRow[];
+}
+
+/** A placeholder (`param`) or a column of an enclosing query, compared against. */
+// biome-ignore lint/suspicious/noExplicitAny: both stand for a value of the compared column's type
+type Operand = any;
 
 export interface SpentToken {
 	link: string;
@@ -119,13 +139,22 @@ function compilePublicQueries(db: Kysely<Database>) {
 	);
 
 	// A view may be taken while the share is active, under its cap and before its expiry.
-	const takeable = (eb: ExpressionBuilder<Database, "links">) =>
+	// Both view-taking statements (by id after the gates, by slug for an ungated share) share it.
+	const viewOpen = (eb: ExpressionBuilder<Database, "links">) =>
 		eb.and([
-			eb("links.id", "=", param("id")),
 			eb("links.status", "=", "active"),
 			eb.or([eb("links.max_views", "is", null), eb("links.view_count", "<", eb.ref("links.max_views"))]),
 			eb.or([eb("links.expires_at", "is", null), eb("links.expires_at", ">", param("now"))]),
 		]);
+	const takeable = (eb: ExpressionBuilder<Database, "links">) =>
+		eb.and([eb("links.id", "=", param("id")), viewOpen(eb)]);
+	// One view more; the view that reaches the cap expires the share.
+	const viewTaken = {
+		view_count: sql<number>`view_count + 1`,
+		status: sql<
+			LinkTable["status"]
+		>`case when max_views is not null and view_count + 1 >= max_views then 'expired' else status end`,
+	};
 
 	const insertRead = prepare<ReadParams, never>(
 		db.insertInto("link_reads").values({
@@ -151,10 +180,7 @@ function compilePublicQueries(db: Kysely<Database>) {
 					.with("taken", (qb) =>
 						qb
 							.updateTable("links")
-							.set({
-								view_count: sql`view_count + 1`,
-								status: sql`case when max_views is not null and view_count + 1 >= max_views then 'expired' else status end`,
-							})
+							.set(viewTaken)
 							.where(takeable)
 							.returning(["id", "workspace", "view_count", "status"]),
 					)
@@ -231,8 +257,9 @@ function compilePublicQueries(db: Kysely<Database>) {
 			`${t}.created`,
 		] as const;
 
-	// Named records, then records of named sections; an alias carries its target's value.
-	const grantedRecords = prepare<{ link: string; workspace: string }, GrantedRecordRow>(
+	// Named records, then records of named sections; an alias carries its target's value. `link` and
+	// `workspace` are placeholders (`param`) or columns of an enclosing query (the open resolve).
+	const grantedRecordsQuery = (link: Operand, workspace: Operand) =>
 		db
 			.selectFrom("link_records as lr")
 			.innerJoin("records as r", "r.id", "lr.record")
@@ -244,8 +271,8 @@ function compilePublicQueries(db: Kysely<Database>) {
 				"lr.position as pos",
 				sql<number>`0`.as("section_pos"),
 			])
-			.where("lr.link", "=", param("link"))
-			.where("r.workspace", "=", param("workspace"))
+			.where("lr.link", "=", link)
+			.where("r.workspace", "=", workspace)
 			.unionAll((eb) =>
 				// CROSS JOIN keeps SQLite's join order: the share's sections, then their records by
 				// `records_section`. With an inner join and no statistics SQLite walked every record of
@@ -263,20 +290,20 @@ function compilePublicQueries(db: Kysely<Database>) {
 						sql<number>`0`.as("section_pos"),
 					])
 					.whereRef("r.section", "=", "ls.section")
-					.where("ls.link", "=", param("link"))
-					.where("r.workspace", "=", param("workspace")),
-			),
+					.where("ls.link", "=", link)
+					.where("r.workspace", "=", workspace),
+			);
+	const grantedRecords = prepare<{ link: string; workspace: string }, GrantedRecordRow>(
+		grantedRecordsQuery(param("link"), param("workspace")),
 	);
 
 	// Sections the link names, and sections holding a record it names directly.
-	const grantedSections = prepare<{ link: string; workspace: string }, GrantedSectionRow>(
+	const grantedSectionsQuery = (link: Operand, workspace: Operand) =>
 		db
 			.selectFrom("sections as s")
-			.leftJoin("link_sections as ls", (j) =>
-				j.onRef("ls.section", "=", "s.id").on("ls.link", "=", param("link")),
-			)
+			.leftJoin("link_sections as ls", (j) => j.onRef("ls.section", "=", "s.id").on("ls.link", "=", link))
 			.select(["s.id", "s.key", "s.name", "s.ordering", "s.created", "ls.position as named_pos"])
-			.where("s.workspace", "=", param("workspace"))
+			.where("s.workspace", "=", workspace)
 			.where((eb) =>
 				eb.or([
 					eb("ls.link", "is not", null),
@@ -287,12 +314,73 @@ function compilePublicQueries(db: Kysely<Database>) {
 							.selectFrom("link_records as lr")
 							.innerJoin("records as r", "r.id", "lr.record")
 							.select("r.section")
-							.where("lr.link", "=", param("link"))
+							.where("lr.link", "=", link)
 							.where("r.section", "is not", null),
 					),
 				]),
-			),
+			);
+	const grantedSections = prepare<{ link: string; workspace: string }, GrantedSectionRow>(
+		grantedSectionsQuery(param("link"), param("workspace")),
 	);
+
+	// PostgreSQL: the resolve of a share with no password and no handshake in one statement, one
+	// round trip: the view taken by slug (the same conditional UPDATE as `takeView`), its read-log
+	// row, and what the share grants, as JSON. Nothing matches a share that is gone, not active,
+	// spent, past its expiry or gated: the caller then runs the gates one by one, which refuse it
+	// with the right code (or pass it, for a gated share). SQLite runs in-process, where a round
+	// trip costs nothing, and has no writes inside WITH.
+	const resolveOpen = onPostgres(db)
+		? prepare<{ slug: string; now: number; readId: string }, OpenResolveRow>(
+				db
+					.with("taken", (qb) =>
+						qb
+							.updateTable("links")
+							.set(viewTaken)
+							.where("links.slug", "=", param("slug"))
+							.where("links.password_hash", "is", null)
+							.where("links.require_handshake", "=", 0)
+							.where(viewOpen)
+							.returning([
+								"id",
+								"workspace",
+								"slug",
+								"label",
+								"purpose",
+								"identity",
+								"stamp",
+								"view_count",
+								"status",
+							]),
+					)
+					.with("logged", (qb) =>
+						qb
+							.insertInto("link_reads")
+							.columns(["id", "link", "workspace", "at", "kind", "view", "record", "reader"])
+							.expression((eb) =>
+								eb
+									.selectFrom("taken")
+									.select([
+										sql<string>`cast(${param("readId")} as varchar(64))`.as("id"),
+										"taken.id as link",
+										"taken.workspace",
+										sql<number>`cast(${param("now")} as bigint)`.as("at"),
+										sql<string>`'api'`.as("kind"),
+										"taken.view_count as view",
+										sql<null>`null`.as("record"),
+										sql<null>`null`.as("reader"),
+									]),
+							),
+					)
+					.selectFrom("taken")
+					.selectAll("taken")
+					.select([
+						jsonArrayFrom(grantedRecordsQuery(sql.ref("taken.id"), sql.ref("taken.workspace"))).as("records"),
+						jsonArrayFrom(grantedSectionsQuery(sql.ref("taken.id"), sql.ref("taken.workspace"))).as(
+							"sections",
+						),
+					]),
+			)
+		: undefined;
 
 	const insertToken = prepare<
 		{
@@ -350,6 +438,7 @@ function compilePublicQueries(db: Kysely<Database>) {
 		insertRead,
 		grantedRecords,
 		grantedSections,
+		resolveOpen,
 		insertToken,
 		spendToken,
 		markExpired,

@@ -2,11 +2,13 @@
 // data and without a view; the resolve passes the gates (gates.ts), takes one view and reads the
 // current values, minting the one-time file tokens of that view.
 import { AppError } from "../../http/errors.ts";
+import { newId } from "../../lib/crypto.ts";
 import type { ProvenIdentity } from "../challenges/service.ts";
 import { sharerOf } from "../server/claim.ts";
 import type { SharesContext } from "./context.ts";
-import { admit, type GateInput, type ViewKind } from "./gates.ts";
-import { readGrants, sharedRecord, sharedSections } from "./granted.ts";
+import { type Admitted, admit, type GateInput, type ViewKind } from "./gates.ts";
+import { runLinkStatus } from "./grant-hooks.ts";
+import { type Granted, orderGrants, readGrants, sharedRecord, sharedSections } from "./granted.ts";
 import { effectiveStatus, expireLink, isWatermarked } from "./lifecycle.ts";
 import type { PublicLinkRow } from "./public-queries.ts";
 import { mintFileTokens } from "./tokens.ts";
@@ -55,15 +57,25 @@ export interface ResolveInput extends GateInput {
 	handshakeToken?: string | undefined;
 }
 
-/** Passes the gates, takes one view, and reads what the share grants now. */
-export async function resolve(
-	ctx: SharesContext,
-	slug: string,
-	input: ResolveInput,
-	now: number,
-	kind: ViewKind = "api",
-) {
-	return resolveLink(ctx, await findBySlug(ctx, slug), input, now, kind);
+/**
+ * Passes the gates, takes one view, and reads what the share grants now (`POST /api/public/links/{slug}`).
+ * On PostgreSQL an active share with no password and no handshake is read in one statement
+ * (`resolveOpen`); anything it does not take (gone, paused, spent, expired, gated) goes through the
+ * gates one by one, which refuse it with the right code or admit it.
+ */
+export async function resolve(ctx: SharesContext, slug: string, input: ResolveInput, now: number) {
+	if (ctx.q.resolveOpen) {
+		const [open] = await ctx.q.resolveOpen(ctx.db, { slug, now, readId: newId() });
+		if (open) {
+			if (open.status === "expired") {
+				// This view reached the cap and expired the share in the same statement.
+				await runLinkStatus(ctx.hooks, ctx.db, { link: open.id, from: "active", to: "expired" }, now);
+			}
+			const granted = orderGrants(open.records, open.sections);
+			return answer(ctx, open, granted, { reader: undefined, view: open.view_count }, now);
+		}
+	}
+	return resolveLink(ctx, await findBySlug(ctx, slug), input, now, "api");
 }
 
 /** The resolve of a share already found by its slug (the share page reads the row first). */
@@ -74,9 +86,18 @@ export async function resolveLink(
 	now: number,
 	kind: ViewKind,
 ) {
-	const { reader, view } = await admit(ctx, link, input, now, kind);
+	const admitted = await admit(ctx, link, input, now, kind);
+	return answer(ctx, link, await readGrants(ctx, link), admitted, now);
+}
 
-	const granted = await readGrants(ctx, link);
+/** What a reader admitted with `view` gets: the granted values, and a file token per file. */
+async function answer(
+	ctx: SharesContext,
+	link: Pick<PublicLinkRow, "id" | "slug" | "label" | "purpose" | "identity" | "stamp">,
+	granted: Granted,
+	{ reader, view }: Admitted,
+	now: number,
+) {
 	const watermark = isWatermarked(link) ? watermarkLine(link.stamp ?? "", reader, view, now) : undefined;
 	const fileIds = granted.records.filter((r) => r.kind === "file").map((r) => r.id);
 	const tokens = await mintFileTokens(ctx, fileIds, {

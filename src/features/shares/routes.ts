@@ -173,7 +173,7 @@ export const shareRoutes: FastifyPluginAsyncTypebox = async (app) => {
 				tags: ["shares"],
 				summary: "A file the share grants, with the resolve's single-use downloadToken",
 				description:
-					"401 `file_download_invalid` when `dl` is missing, spent, expired or minted for another share or file. The share must still grant the file (404 `record_not_found`) and still be readable (404 `link_paused`, `link_revoked`, `link_expired`; a share expired by its view cap still honours the view the token carries). On a watermarked share the file is a stamped copy naming the reader; a file that cannot be stamped is 415 `file_not_watermarkable`, never served unmarked.",
+					"401 `file_download_invalid` when `dl` is missing, spent, expired or minted for another share or file. The share must still grant the file (404 `record_not_found`) and still be readable (404 `link_paused`, `link_revoked`, `link_expired`; a share expired by its view cap still honours the view the token carries). On a watermarked share the file is a stamped copy naming the reader; a file that cannot be stamped is 415 `file_not_watermarkable`, never served unmarked. Always the whole file with `Accept-Ranges: none`: a `Range` header is ignored, since the token is spent by this request; resuming takes a new resolve (a new view).",
 				params: Type.Object({
 					slug: Type.String({ minLength: 1, maxLength: 128 }),
 					recordId: Type.String({ minLength: 1, maxLength: 128 }),
@@ -214,7 +214,7 @@ export const shareRoutes: FastifyPluginAsyncTypebox = async (app) => {
 				tags: ["shares"],
 				summary: "Every file the share grants as one zip, with the resolve's single-use archiveToken",
 				description:
-					"Streamed, never built in memory. Entries are named after the files; a repeated name becomes `name (2).ext`. 401 `file_download_invalid` for a missing, spent, expired (two minutes) or foreign token; 404 `archive_empty` when no file could go in or the share no longer exists.",
+					"Streamed, never built in memory. Entries are named after the files; a repeated name becomes `name (2).ext`. 401 `file_download_invalid` for a missing, spent, expired (two minutes) or foreign token; 404 `archive_empty` when no file could go in or the share no longer exists. Always the whole archive with `Accept-Ranges: none`: a `Range` header is ignored (the token is spent by this request).",
 				params: Slug,
 				querystring: Type.Object({ dl: Type.Optional(Type.String({ maxLength: 128 })) }),
 				response: { 200: Zip, ...errors(401, 404, 429) },
@@ -260,6 +260,10 @@ export const shareRoutes: FastifyPluginAsyncTypebox = async (app) => {
 	);
 };
 
+/**
+ * A share's file, always whole: its `downloadToken` is spent on first presentation, so a range
+ * could never be followed by the rest (docs/api.md "Range requests"); a Range header is ignored.
+ */
 function sendFile(
 	reply: FastifyReply,
 	body: NodeJS.ReadableStream | Buffer,
@@ -268,6 +272,7 @@ function sendFile(
 ) {
 	return reply
 		.type("application/octet-stream")
+		.header("accept-ranges", "none")
 		.header("content-length", String(size))
 		.header("cache-control", "private, no-store")
 		.header("x-content-type-options", "nosniff")

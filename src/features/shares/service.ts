@@ -67,6 +67,15 @@ export function toolLinks(db: Db, connectionId: string): Promise<LinkTable[]> {
 }
 
 /**
+ * Which of these shares hold a hidden record or a file now. A share is checked when it is made
+ * or changed for a tool, but a record can become hidden, or a file can land in a granted section,
+ * afterwards: the address is withheld while that lasts (spec: never handed to a tool).
+ */
+export function holdingHiddenOrFile(db: Db, linkIds: readonly string[]): Promise<Set<string>> {
+	return store.linksHoldingHiddenOrFile(db, linkIds);
+}
+
+/**
  * A tool revokes a share its proposal became (spec: `POST /api/connection/links/{id}/revoke`):
  * through the one transition table, so revoking again succeeds and the owner is told which tool
  * did it. Another tool's share, or the owner's own, answers `link_not_found`.

@@ -1,6 +1,6 @@
 // Kysely queries for the owner's side of shares (the `links` collection) and for the changes other
 // features ask of shares through the shares service. The public paths run public-queries.ts.
-import { type Kysely, sql, type Transaction } from "kysely";
+import { type ExpressionBuilder, type Kysely, sql, type Transaction } from "kysely";
 import type { Database, LinkTable } from "../../db/schema.ts";
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -131,21 +131,30 @@ export async function countOwned(
 
 /** Whether what the link grants (directly or through sections) holds a hidden record or a file. */
 export async function grantsHiddenOrFile(db: Db, link: string): Promise<boolean> {
-	const hit = await db
-		.selectFrom("records as r")
-		.select("r.id")
-		.where((eb) =>
-			eb.and([
-				eb.or([eb("r.hidden", "=", 1), eb("r.kind", "=", "file")]),
-				eb.or([
-					eb("r.id", "in", eb.selectFrom("link_records").select("record").where("link", "=", link)),
-					eb("r.section", "in", eb.selectFrom("link_sections").select("section").where("link", "=", link)),
-				]),
-			]),
+	return (await linksHoldingHiddenOrFile(db, [link])).size > 0;
+}
+
+/** Which of `links` grant a hidden record or a file, directly or through a section. */
+export async function linksHoldingHiddenOrFile(db: Db, links: readonly string[]): Promise<Set<string>> {
+	if (links.length === 0) return new Set();
+	const hiddenOrFile = (eb: ExpressionBuilder<Database, "records">) =>
+		eb.or([eb("records.hidden", "=", 1), eb("records.kind", "=", "file")]);
+	const rows = await db
+		.selectFrom("link_records as lr")
+		.innerJoin("records", "records.id", "lr.record")
+		.select("lr.link")
+		.where("lr.link", "in", links)
+		.where(hiddenOrFile)
+		.union(
+			db
+				.selectFrom("link_sections as ls")
+				.innerJoin("records", "records.section", "ls.section")
+				.select("ls.link")
+				.where("ls.link", "in", links)
+				.where(hiddenOrFile),
 		)
-		.limit(1)
-		.executeTakeFirst();
-	return hit !== undefined;
+		.execute();
+	return new Set(rows.map((r) => r.link));
 }
 
 export function workspaceOwner(db: Db, workspaceId: string) {

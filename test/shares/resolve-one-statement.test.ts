@@ -1,0 +1,195 @@
+// The resolve of an ungated share in one statement on PostgreSQL (`resolveOpen`): the view, its
+// read-log row and the granted records and sections in one round trip. Checked three ways: each of
+// its guards alone leaves the share to the gates (no row, nothing written); what it answers equals
+// what the gates' path answers for the same share (sections, aliases, hidden records, files,
+// watermark); and it is one statement, counted at the database handle. SQLite has no such
+// statement and keeps the gates' path.
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import type { KyselyPlugin } from "kysely";
+import type { LinkTable } from "../../src/db/schema.ts";
+import { serverClaim } from "../../src/features/server/claim.ts";
+import { sharesContext } from "../../src/features/shares/context.ts";
+import { findBySlug, resolve, resolveLink } from "../../src/features/shares/public.ts";
+import { publicQueries } from "../../src/features/shares/public-queries.ts";
+import { newId } from "../../src/lib/crypto.ts";
+import { dialect, makeApp, type TestApp } from "../helpers/app.ts";
+import { buildAccount, type TestAccount } from "../helpers/factories.ts";
+import {
+	assertCode,
+	createLink,
+	createSection,
+	createValue,
+	resolveLink as post,
+	uploadFile,
+} from "./helpers.ts";
+
+const NOW = Date.UTC(2026, 10, 25, 12);
+
+describe(`the resolve in one statement (${dialect})`, () => {
+	let t: TestApp;
+	let a: TestAccount;
+	before(async () => {
+		t = await makeApp();
+		a = await buildAccount(t.app);
+	});
+	after(() => t.close());
+
+	/** A shares context whose database handle counts the statements it runs. */
+	function counted() {
+		let statements = 0;
+		const counter: KyselyPlugin = {
+			transformQuery: (args) => args.node,
+			transformResult: async (args) => {
+				statements += 1;
+				return args.result;
+			},
+		};
+		const db = t.app.store.db.withPlugin(counter);
+		const ctx = sharesContext(db, serverClaim(t.app.config, t.app.rootKey.fingerprint), t.app.grantHooks);
+		return { ctx, statements: () => statements };
+	}
+
+	const reads = async (link: string) =>
+		Number(
+			(
+				await t.app.store.db
+					.selectFrom("link_reads")
+					.select((eb) => eb.fn.countAll<number>().as("n"))
+					.where("link", "=", link)
+					.executeTakeFirstOrThrow()
+			).n,
+		);
+
+	test("SQLite has no one-statement resolve; PostgreSQL has", () => {
+		const q = publicQueries(t.app.store.db);
+		assert.equal(q.resolveOpen !== undefined, dialect === "postgres");
+	});
+
+	// PostgreSQL only: SQLite has no such statement (checked above).
+	if (dialect === "postgres")
+		describe("each guard alone leaves the share to the gates: no row, no view, no read", () => {
+			const guards: [string, Partial<LinkTable>][] = [
+				["paused", { status: "paused" }],
+				["revoked", { status: "revoked" }],
+				["expired status", { status: "expired" }],
+				["a password", { password_hash: "scrypt$x" }],
+				["a handshake", { require_handshake: 1 }],
+				["the cap reached", { max_views: 2, view_count: 2 }],
+				["past its expiry", { expires_at: NOW - 1 }],
+				["expiring this very millisecond", { expires_at: NOW }],
+			];
+			for (const [name, row] of guards) {
+				test(name, async () => {
+					const link = await createLink(t.app, a, {});
+					await t.app.store.db.updateTable("links").set(row).where("id", "=", link.id).execute();
+					const q = publicQueries(t.app.store.db);
+					const rows = await q.resolveOpen?.(t.app.store.db, { slug: link.slug, now: NOW, readId: newId() });
+					assert.deepEqual(rows, []);
+					const stored = await t.app.store.db
+						.selectFrom("links")
+						.select("view_count")
+						.where("id", "=", link.id)
+						.executeTakeFirstOrThrow();
+					assert.equal(stored.view_count, row.view_count ?? 0);
+					assert.equal(await reads(link.id), 0);
+				});
+			}
+			test("an open share under its cap and before its expiry is taken", async () => {
+				const link = await createLink(t.app, a, {});
+				await t.app.store.db
+					.updateTable("links")
+					.set({ max_views: 2, view_count: 1, expires_at: NOW + 1 })
+					.where("id", "=", link.id)
+					.execute();
+				const q = publicQueries(t.app.store.db);
+				const [row] =
+					(await q.resolveOpen?.(t.app.store.db, { slug: link.slug, now: NOW, readId: newId() })) ?? [];
+				assert.equal(row?.view_count, 2);
+				assert.equal(row?.status, "expired", "the view that reaches the cap expires the share");
+				assert.equal(await reads(link.id), 1);
+			});
+		});
+
+	test("answers what the gates' path answers: sections in order, aliases, hidden records, files, watermark", async () => {
+		const later = await createSection(t.app, a, `later${newId().slice(0, 4)}`, 2);
+		const first = await createSection(t.app, a, `first${newId().slice(0, 4)}`, 1);
+		const named = await createValue(t.app, a, { key: "email", value: "ann@example.org" });
+		const target = await createValue(t.app, a, { key: "phone", value: "+49 30 1" });
+		const alias = await createValue(t.app, a, { key: "phone2", alias: target.id });
+		await createValue(t.app, a, { key: "street", value: "Main St 1", section: later.id });
+		await createValue(t.app, a, { key: "secret", value: "s", section: first.id, hidden: true });
+		await uploadFile(
+			t.app,
+			a,
+			{ key: "cv", section: later.id },
+			{ bytes: Buffer.from("%PDF-1.4\n"), name: "cv.pdf" },
+		);
+		const link = await createLink(t.app, a, {
+			records: [alias.id, named.id],
+			sections: [later.id, first.id],
+			stamp: "For Bob only",
+		});
+
+		const { ctx, statements } = counted();
+		const fast = await resolve(ctx, link.slug, {}, NOW);
+		const fastStatements = statements();
+		const row = await findBySlug(ctx, link.slug);
+		const gated = await resolveLink(ctx, row, {}, NOW, "api");
+
+		// Tokens and the view differ by nature; everything else is the same answer.
+		const comparable = (r: typeof fast) => ({
+			...r,
+			viewCount: 0,
+			archiveToken: typeof r.archiveToken,
+			watermark: r.watermark?.replace(/view \d+/, "view N"),
+			records: r.records.map((x) => ({ ...x, downloadToken: typeof x.downloadToken })),
+		});
+		assert.deepEqual(comparable(fast), comparable(gated));
+		assert.equal(fast.viewCount, 1);
+		assert.equal(gated.viewCount, 2);
+		assert.match(fast.watermark ?? "", /^For Bob only \| view 1 \| 2026-11-25$/);
+		assert.deepEqual(
+			fast.records.map((r) => r.key),
+			["phone2", "email", "street", "cv", "secret"],
+		);
+		assert.equal(fast.records[0]?.value, "+49 30 1", "an alias reads its target's value");
+		assert.deepEqual(
+			fast.sections.map((s) => s.id),
+			[later.id, first.id],
+		);
+		assert.equal(typeof fast.archiveToken, "string");
+		// One statement for the view, the read and the grants; then one token per file and the archive's.
+		const files = fast.records.filter((r) => r.type === "file").length;
+		assert.equal(files, 1);
+		assert.equal(fastStatements, dialect === "postgres" ? 1 + files + 1 : 4 + files + 1);
+		assert.equal(await reads(link.id), 2);
+	});
+
+	test("through HTTP: the cap's last view expires the share once, then the gates refuse it", async () => {
+		const v = await createValue(t.app, a, { key: `k${newId().slice(0, 6)}`, value: "v" });
+		const link = await createLink(t.app, a, { records: [v.id], maxViews: 2 });
+		assert.equal((await post(t.app, link.slug)).json().viewCount, 1);
+		assert.equal((await post(t.app, link.slug)).json().viewCount, 2);
+		assertCode(await post(t.app, link.slug), 404, "link_expired");
+		const owner = await t.app.inject({
+			method: "GET",
+			url: `/api/collections/links/records/${link.id}`,
+			headers: a.headers,
+		});
+		assert.equal(owner.json().status, "expired");
+		assert.equal(owner.json().viewCount, 2);
+		assert.equal(await reads(link.id), 2);
+	});
+
+	test("through HTTP: gated and refused shares still get the gates' codes", async () => {
+		const locked = await createLink(t.app, a, { password: "correct horse" });
+		assertCode(await post(t.app, locked.slug), 401, "link_password_required");
+		assertCode(await post(t.app, locked.slug, { password: "wrong" }), 401, "link_password_invalid");
+		assert.equal((await post(t.app, locked.slug, { password: "correct horse" })).statusCode, 200);
+		const paused = await createLink(t.app, a, {});
+		await t.app.store.db.updateTable("links").set({ status: "paused" }).where("id", "=", paused.id).execute();
+		assertCode(await post(t.app, paused.slug), 404, "link_paused");
+		assertCode(await post(t.app, "no-such-slug-at-all"), 404, "link_not_found");
+	});
+});
