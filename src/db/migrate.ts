@@ -17,6 +17,7 @@ import * as m0015 from "./migrations/0015-peer-events.ts";
 import * as m0016 from "./migrations/0016-oidc.ts";
 import * as m0017 from "./migrations/0017-attestations.ts";
 import * as m0018 from "./migrations/0018-credentials.ts";
+import * as m0019 from "./migrations/0019-record-search.ts";
 import type { Database } from "./schema.ts";
 
 // Listed statically so the same list works from TypeScript sources and compiled output.
@@ -39,6 +40,7 @@ const migrations: Record<string, Migration> = {
 	"0016-oidc": m0016,
 	"0017-attestations": m0017,
 	"0018-credentials": m0018,
+	"0019-record-search": m0019,
 };
 
 export async function migrateToLatest(db: Kysely<Database>, schema?: string): Promise<void> {

@@ -65,7 +65,8 @@ export function collectionTable(module: AnyCollection): string {
 		const shown = item.properties[name];
 		const written = create?.properties?.[name] ?? update?.properties?.[name];
 		const query = module.query[name];
-		const q = [query && query.filter !== false ? "filter" : "", query?.sort ? "sort" : ""]
+		const filter = query?.search ? "filter (`~` indexed)" : "filter";
+		const q = [query && query.filter !== false ? filter : "", query?.sort ? "sort" : ""]
 			.filter(Boolean)
 			.join(", ");
 		return `| \`${name}\` | ${cell(typeName(shown ?? written))} | ${writeMark(create as TSchema | undefined, name, create?.required?.includes(name) ?? false)} | ${writeMark(update as TSchema | undefined, name, update?.required?.includes(name) ?? false)} | ${q} | ${cell(describe(shown) || describe(written))} |`;

@@ -3,6 +3,8 @@
 // comes from the fixed operator table below and from the collection's own field expressions.
 // Values are type-checked per field, so PostgreSQL never sees `bigint = 'abc'` (a 500 otherwise).
 import { type Expression, type RawBuilder, type SqlBool, sql } from "kysely";
+import type { Dialect } from "../../db/index.ts";
+import { containsSql } from "./contains.ts";
 import type { ComparisonOp, FilterNode, Literal, Operand } from "./filter.ts";
 import { filterError } from "./filter.ts";
 import type { QueryField } from "./registry.ts";
@@ -34,16 +36,17 @@ const DATE = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,3})?)?(?:Z|
 export function filterToSql(
 	node: FilterNode,
 	fields: Readonly<Record<string, QueryField>>,
+	dialect: Dialect,
 ): Expression<SqlBool> {
 	switch (node.kind) {
 		case "and":
 		case "or": {
 			const joiner = node.kind === "and" ? sql` and ` : sql` or `;
-			const parts = node.items.map((item) => filterToSql(item, fields));
+			const parts = node.items.map((item) => filterToSql(item, fields, dialect));
 			return sql<SqlBool>`(${sql.join(parts, joiner)})`;
 		}
 		case "cmp":
-			return comparison(node.op, node.left, node.right, fields);
+			return comparison(node.op, node.left, node.right, fields, dialect);
 	}
 }
 
@@ -67,11 +70,12 @@ function comparison(
 	left: Operand,
 	right: Operand,
 	fields: Readonly<Record<string, QueryField>>,
+	dialect: Dialect,
 ): Expression<SqlBool> {
 	if (left.kind === "literal" && right.kind === "field") {
 		const flipped = FLIPPED[op];
 		if (!flipped) throw filterError(`"${op}" needs the field on its left`, left.at);
-		return comparison(flipped, right, left, fields);
+		return comparison(flipped, right, left, fields, dialect);
 	}
 	if (left.kind === "literal") throw filterError("a comparison needs a field on at least one side", left.at);
 	const lf = field(left, fields);
@@ -104,10 +108,7 @@ function comparison(
 		if (lf.type !== "text")
 			throw filterError(`"${op}" works on text fields; "${left.name}" is ${lf.type}`, left.at);
 		if (typeof value !== "string") throw filterError(`"${op}" needs a string on its right`, right.at);
-		// Contains, case-insensitively on both dialects; % and _ in the value match themselves.
-		const pattern = `%${value.replace(/[\\%_]/g, (m) => `\\${m}`)}%`;
-		const like = sql<SqlBool>`lower(coalesce(${lf.expr}, '')) like lower(${pattern}) escape '\\'`;
-		return op === "~" ? like : sql<SqlBool>`not (${like})`;
+		return containsSql(op, lf, value, dialect);
 	}
 	const bound = bindValue(lf, left.name, value, right.at);
 	if (lf.type === "boolean" && op !== "=" && op !== "!=") {

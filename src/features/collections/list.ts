@@ -1,6 +1,7 @@
 // The list, view and re-read queries every collection shares: the module's own select (already
 // narrowed to what the caller may see) plus the parsed filter, the sort and the page.
 import { type Kysely, sql } from "kysely";
+import type { Dialect } from "../../db/index.ts";
 import type { Database } from "../../db/schema.ts";
 import type { AccountCaller } from "../../http/auth.ts";
 import { AppError } from "../../http/errors.ts";
@@ -19,7 +20,10 @@ export interface ListQuery {
 	sort?: string;
 	page?: number;
 	perPage?: number;
-	/** Skip counting (totalItems and totalPages are -1): one query instead of two on large lists. */
+	/**
+	 * Skip counting (totalItems and totalPages are -1): the count visits every match (from an
+	 * index where one covers the filter), the page only its rows.
+	 */
 	skipTotal?: boolean;
 }
 
@@ -34,6 +38,7 @@ export interface ListPage {
 export async function listRecords(
 	module: AnyCollection,
 	db: Kysely<Database>,
+	dialect: Dialect,
 	caller: AccountCaller,
 	query: ListQuery,
 	now: number,
@@ -49,7 +54,7 @@ export async function listRecords(
 	);
 
 	let base = module.select(db, caller);
-	if (ast) base = base.where(filterToSql(ast, module.query));
+	if (ast) base = base.where(filterToSql(ast, module.query, dialect));
 
 	let rows = base;
 	for (const term of order) {

@@ -28,6 +28,23 @@ export interface QueryField {
 	filter?: boolean;
 	/** Accepted in `sort` (default false: only indexed or cheap fields sort). */
 	sort?: boolean;
+	/** Text fields kept in the collection's search index: `~` is answered from it (contains.ts). */
+	search?: SearchColumn;
+}
+
+/**
+ * A plain column in the search index (migration 0019 and db/trigram.ts): on SQLite a column of the
+ * FTS5 trigram table `<table>_search` (same name), on PostgreSQL a pg_trgm index on
+ * `lower(<column> collate "C")`.
+ */
+export interface SearchColumn {
+	table: string;
+	column: string;
+	/**
+	 * A column holding the `id` of another row of the table whose `column` the field reads instead,
+	 * when set (an alias reads its target's value); `expr` says the same in SQL.
+	 */
+	via?: string;
 }
 
 export interface AccessRule {

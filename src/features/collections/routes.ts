@@ -41,7 +41,7 @@ const ListQuerySchema = Type.Object({
 	filter: Type.Optional(
 		Type.String({
 			description:
-				'Filter expression, e.g. `key = "iban" && (hidden = false || created >= "2025-01-01")`. Operators `= != > >= < <= ~ !~` (`~` contains, case-insensitive), `&&`, `||`, parentheses; values are strings, numbers, `true`, `false`, `null`. At most 2048 characters, 10 levels of parentheses and 50 comparisons.',
+				'Filter expression, e.g. `key = "iban" && (hidden = false || created >= "2025-01-01")`. Operators `= != > >= < <= ~ !~` (`~` contains, `!~` does not: A-Z and a-z match each other, every other character only itself, and `%` `_` are no wildcards), `&&`, `||`, parentheses; values are strings, numbers, `true`, `false`, `null`. At most 2048 characters, 10 levels of parentheses and 50 comparisons.',
 		}),
 	),
 	sort: Type.Optional(
@@ -49,7 +49,11 @@ const ListQuerySchema = Type.Object({
 	),
 	page: Type.Optional(Type.Integer({ minimum: 1, maximum: PAGE_MAX, default: 1 })),
 	perPage: Type.Optional(Type.Integer({ minimum: 1, maximum: PER_PAGE_MAX, default: PER_PAGE_DEFAULT })),
-	skipTotal: Type.Optional(QueryBoolean("Skip counting: `totalItems` and `totalPages` are -1.")),
+	skipTotal: Type.Optional(
+		QueryBoolean(
+			"Skip counting: `totalItems` and `totalPages` are -1. The count visits every match (from an index alone where one covers the filter), the page only its own rows: skip it when the total is not shown.",
+		),
+	),
 	fields: Fields,
 });
 
@@ -258,6 +262,7 @@ function registerCollection(
 			const page = await listRecords(
 				module,
 				app.store.db,
+				app.store.dialect,
 				request.caller as AccountCaller,
 				request.query as ListQuery,
 				app.clock.now(),
