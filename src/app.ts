@@ -1,5 +1,4 @@
 // buildApp(config): the one app factory used by src/main.ts, the CLI and every test. It never listens.
-import path from "node:path";
 import swagger from "@fastify/swagger";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import Fastify, { type FastifyInstance, LogController } from "fastify";
@@ -43,7 +42,8 @@ import { ProblemSchema } from "./http/schemas.ts";
 import { registerSecurityHeaders } from "./http/security-headers.ts";
 import { registerTextGuard } from "./http/text-guard.ts";
 import { validatorCompiler } from "./http/validation.ts";
-import { type BlobStore, createFsBlobStore } from "./lib/blob-store.ts";
+import type { BlobStore } from "./lib/blob-store.ts";
+import { openBlobStore } from "./lib/blob-store-config.ts";
 import { type Clock, systemClock } from "./lib/clock.ts";
 import { requestId } from "./lib/crypto.ts";
 import { createStamper, type Stamper } from "./lib/stamp/index.ts";
@@ -130,7 +130,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
 		done();
 	});
 
-	const store = await openStore(config);
+	const store = await openStore(config, app.log);
 	app.addHook("onClose", async () => {
 		await store.destroy();
 	});
@@ -139,7 +139,9 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
 		app.decorate("config", config);
 		app.decorate("store", store);
 		app.decorate("clock", clock);
-		app.decorate("blobs", deps.blobs ?? createFsBlobStore(path.join(config.dataDir, "blobs")));
+		const blobs = deps.blobs ?? openBlobStore(config);
+		await blobs.ready(); // an unreachable bucket stops the start with what is wrong
+		app.decorate("blobs", blobs);
 		const stamper = createStamper();
 		app.addHook("onClose", () => stamper.close());
 		app.decorate("stamper", stamper);

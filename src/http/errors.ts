@@ -40,6 +40,7 @@ export const errorCodes = {
 	body_too_large: { status: 413, title: "The body is larger than allowed" },
 	file_too_large: { status: 413, title: "The file is larger than the server accepts" },
 	unsupported_media_type: { status: 415, title: "Unsupported content type" },
+	range_not_satisfiable: { status: 416, title: "The requested byte range does not fit the file" },
 	rate_limited: { status: 429, title: "Too many requests" },
 	internal_error: { status: 500, title: "Internal server error" },
 	service_unavailable: { status: 503, title: "Service unavailable" },
