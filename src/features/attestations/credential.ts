@@ -3,11 +3,16 @@
 // set, `cnf.jwk` (the holder's identity key), `svc_holder` and `status` (the Token Status List
 // reference: position and address). Every attested claim is its own disclosure, salted.
 import crypto from "node:crypto";
-import { digest, generateSalt } from "@sd-jwt/crypto-nodejs";
-import { SDJwtVcInstance } from "@sd-jwt/sd-jwt-vc";
 import type { AttestationTable } from "../../db/schema.ts";
+import { lazy } from "../../lib/lazy.ts";
 import type { SigningKey } from "../server/certified-keys.ts";
 import type { ClaimValue } from "./service.ts";
+
+/** @sd-jwt/sd-jwt-vc and its hasher, loaded when the first credential is issued or presented. */
+export const sdJwtLibrary = lazy(async () => {
+	const [vc, crypto] = await Promise.all([import("@sd-jwt/sd-jwt-vc"), import("@sd-jwt/crypto-nodejs")]);
+	return { SDJwtVcInstance: vc.SDJwtVcInstance, digest: crypto.digest, generateSalt: crypto.generateSalt };
+});
 
 export function statusListUri(issuer: string): string {
 	return `${issuer}/api/attestations/status`;
@@ -30,6 +35,7 @@ export async function issueCredential(
 		throw new Error("an attestation without a holder cannot be issued");
 	}
 	const claims = JSON.parse(row.claims) as Record<string, ClaimValue>;
+	const { SDJwtVcInstance, digest, generateSalt } = await sdJwtLibrary();
 	const sdjwt = new SDJwtVcInstance({
 		signer: signerFor(key),
 		signAlg: "ES256",

@@ -3,8 +3,7 @@
 // identity key covers the audience (the service's origin), the nonce and `sd_hash`, the hash of
 // exactly the issuer JWT and disclosures presented. Made with @sd-jwt/sd-jwt-vc; the signature is
 // the caller's (a device key never leaves its device), in the JWS ES256 form (r||s, base64url).
-import { digest } from "@sd-jwt/crypto-nodejs";
-import { SDJwtVcInstance } from "@sd-jwt/sd-jwt-vc";
+import { sdJwtLibrary } from "./credential.ts";
 
 export interface PresentOptions {
 	/** Names of the claims to disclose; every other claim stays a digest. */
@@ -21,6 +20,7 @@ const NONCE = /^[A-Za-z0-9._~-]{8,256}$/;
 
 export async function buildPresentation(credential: string, options: PresentOptions): Promise<string> {
 	if (!NONCE.test(options.nonce)) throw new Error("nonce must be 8 to 256 characters of [A-Za-z0-9._~-]");
+	const { SDJwtVcInstance, digest } = await sdJwtLibrary();
 	const sdjwt = new SDJwtVcInstance({
 		hasher: digest,
 		hashAlg: "sha-256",

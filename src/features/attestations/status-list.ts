@@ -3,13 +3,16 @@
 // drawn at random from a list at least twice as long as the number of attestations, so a position
 // says nothing about when or by whom a credential was issued. A set bit is never cleared.
 import crypto from "node:crypto";
-import { StatusList } from "@sd-jwt/jwt-status-list";
 import { SignJWT } from "jose";
 import type { Kysely, Transaction } from "kysely";
 import type { Database } from "../../db/schema.ts";
+import { lazy } from "../../lib/lazy.ts";
 import type { KeyRingCache } from "../server/certified-keys.ts";
 
 type Db = Kysely<Database> | Transaction<Database>;
+
+/** @sd-jwt/jwt-status-list (with pako), loaded when the list is first served. */
+const statusListLibrary = lazy(() => import("@sd-jwt/jwt-status-list"));
 
 /** The smallest list: 16 KiB of bits before compression, so early positions are hard to guess. */
 export const MIN_SIZE = 131_072;
@@ -85,6 +88,7 @@ export async function signedStatusList(
 	const bits = new Array<number>(size).fill(0);
 	const revoked = await db.selectFrom("status_entries").select("position").where("revoked", "=", 1).execute();
 	for (const { position } of revoked) if (position < size) bits[position] = 1;
+	const { StatusList } = await statusListLibrary();
 	const lst = new StatusList(bits, 1).compressStatusList();
 	const ring = await keys.get();
 	const iat = Math.floor(now / 1000);

@@ -59,17 +59,9 @@ export const davRoutes: FastifyPluginAsyncTypebox<{ ctx: FormatsContext }> = asy
 	for (const method of ["PROPFIND", "REPORT", "PROPPATCH", "MKCOL", "COPY", "MOVE", "LOCK", "UNLOCK"]) {
 		if (!app.supportedMethods.includes(method)) app.addHttpMethod(method, { hasBody: true });
 	}
-	const xml = (
-		_request: FastifyRequest,
-		body: string | Buffer,
-		done: (err: Error | null, body?: unknown) => void,
-	) => {
-		try {
-			const text = body.toString();
-			done(null, text.trim() === "" ? undefined : parseXml(text));
-		} catch (err) {
-			done(err as Error);
-		}
+	const xml = async (_request: FastifyRequest, body: string | Buffer) => {
+		const text = body.toString();
+		return text.trim() === "" ? undefined : parseXml(text);
 	};
 	app.addContentTypeParser(
 		["application/xml", "text/xml"],

@@ -2,8 +2,8 @@
 // fast-xml-parser into elements with resolved namespaces, and the multistatus answers written
 // with every text escaped. No DTD is accepted, so no entity can be declared or expanded; only
 // XML's predefined entities and character references are read.
-import { XMLParser, XMLValidator } from "fast-xml-parser";
 import { AppError } from "../../http/errors.ts";
+import { lazy } from "../../lib/lazy.ts";
 
 export const DAV = "DAV:";
 export const CARDDAV = "urn:ietf:params:xml:ns:carddav";
@@ -17,18 +17,23 @@ export interface Element {
 	text: string;
 }
 
-const parser = new XMLParser({
-	preserveOrder: true,
-	ignoreAttributes: false,
-	attributeNamePrefix: "",
-	parseTagValue: false,
-	parseAttributeValue: false,
-	trimValues: false,
-	ignoreDeclaration: true,
-	ignorePiTags: true,
-	// Character references (`&#65;`) besides the predefined entities; nothing can define more.
-	htmlEntities: true,
-	processEntities: { enabled: true, maxTotalExpansions: 1000, maxExpandedLength: 65_536 },
+/** fast-xml-parser, loaded with the first addressbook request that has a body. */
+const xmlLibrary = lazy(async () => {
+	const { XMLParser, XMLValidator } = await import("fast-xml-parser");
+	const parser = new XMLParser({
+		preserveOrder: true,
+		ignoreAttributes: false,
+		attributeNamePrefix: "",
+		parseTagValue: false,
+		parseAttributeValue: false,
+		trimValues: false,
+		ignoreDeclaration: true,
+		ignorePiTags: true,
+		// Character references (`&#65;`) besides the predefined entities; nothing can define more.
+		htmlEntities: true,
+		processEntities: { enabled: true, maxTotalExpansions: 1000, maxExpandedLength: 65_536 },
+	});
+	return { parser, XMLValidator };
 });
 
 type Raw = Record<string, unknown>;
@@ -43,8 +48,9 @@ function refuseDeclarations(xml: string): void {
 }
 
 /** The root element of a request body, namespaces resolved. */
-export function parseXml(xml: string): Element {
+export async function parseXml(xml: string): Promise<Element> {
 	refuseDeclarations(xml);
+	const { parser, XMLValidator } = await xmlLibrary();
 	if (XMLValidator.validate(xml) !== true)
 		throw new AppError("bad_request", "The body is not well-formed XML");
 	const nodes = parser.parse(xml) as Raw[];

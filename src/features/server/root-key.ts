@@ -3,16 +3,13 @@
 // node signs with the same key.
 import crypto from "node:crypto";
 import type * as X509 from "@peculiar/x509";
+import { lazy } from "../../lib/lazy.ts";
 
 /**
  * @peculiar/x509 (with its ASN.1 and reflect-metadata stack, about 11 MB of resident memory) is
  * loaded only to issue a certificate: the CA's at first start, an identity's when one is certified.
  */
-let x509Loaded: Promise<typeof X509> | undefined;
-export function x509Library(): Promise<typeof X509> {
-	x509Loaded ??= import("@peculiar/x509");
-	return x509Loaded;
-}
+export const x509Library: () => Promise<typeof X509> = lazy(() => import("@peculiar/x509"));
 
 import type { Kysely } from "kysely";
 import type { Database } from "../../db/schema.ts";

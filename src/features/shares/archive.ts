@@ -7,10 +7,11 @@
 // and the next is made only once the client has taken most of the previous one.
 import type { Readable } from "node:stream";
 import type { FastifyInstance, FastifyReply } from "fastify";
-import yazl from "yazl";
+import type yazl from "yazl";
 import type { AccountCaller } from "../../http/auth.ts";
 import { requireScope } from "../../http/auth.ts";
 import { AppError } from "../../http/errors.ts";
+import { lazy } from "../../lib/lazy.ts";
 import { contentDisposition } from "../../lib/sniff.ts";
 import { isNotWatermarkable, StampBusyError } from "../../lib/stamp/index.ts";
 import { hasScope } from "../accounts/permissions.ts";
@@ -93,6 +94,9 @@ export async function stampedCopy(
 	}
 }
 
+/** yazl, loaded with the first archive. */
+const zipLibrary = lazy(async () => (await import("yazl")).default);
+
 /** Streams `files` as a zip attachment named `name`; stamped with `stampLine` when it is set. */
 export async function streamArchive(
 	app: FastifyInstance,
@@ -101,7 +105,8 @@ export async function streamArchive(
 	files: StoredFile[],
 	stampLine: string | null,
 ) {
-	const zip = new yazl.ZipFile();
+	const { ZipFile } = await zipLibrary();
+	const zip: yazl.ZipFile = new ZipFile();
 	const names = new EntryNames();
 	const mtime = new Date(app.clock.now());
 	const output = zip.outputStream as Readable;
