@@ -41,7 +41,7 @@ import { type RateLimits, rateLimits, registerRateLimit } from "./http/rate-limi
 import { ProblemSchema } from "./http/schemas.ts";
 import { registerSecurityHeaders } from "./http/security-headers.ts";
 import { registerTextGuard } from "./http/text-guard.ts";
-import { validatorCompiler } from "./http/validation.ts";
+import { serializerFactory, validatorCompiler } from "./http/validation.ts";
 import type { BlobStore } from "./lib/blob-store.ts";
 import { openBlobStore } from "./lib/blob-store-config.ts";
 import { type Clock, systemClock } from "./lib/clock.ts";
@@ -107,6 +107,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
 		frameworkErrors: frameworkProblem,
 		forceCloseConnections: "idle",
 		ajv: { customOptions: { removeAdditional: false } },
+		schemaController: { compilersFactory: { buildSerializer: serializerFactory } },
 	}).withTypeProvider<TypeBoxTypeProvider>();
 
 	app.setValidatorCompiler(validatorCompiler());
