@@ -1,8 +1,13 @@
 // Process entry: read config, build the app, listen, stop cleanly on SIGTERM/SIGINT.
-import { buildApp } from "./app.ts";
-import { ConfigError, loadConfig } from "./config.ts";
+// The server's modules are imported in `serve`, after startup-heap.ts has set V8's flag: a static
+// import would load and compile the whole module graph before any module ran.
+import { startupDone } from "./startup-heap.ts";
 
 export async function serve(env = process.env): Promise<void> {
+	const [{ buildApp }, { ConfigError, loadConfig }] = await Promise.all([
+		import("./app.ts"),
+		import("./config.ts"),
+	]);
 	let config: ReturnType<typeof loadConfig>;
 	try {
 		config = loadConfig(env);
@@ -28,6 +33,7 @@ export async function serve(env = process.env): Promise<void> {
 		},
 		"serving",
 	);
+	startupDone();
 
 	let stopping = false;
 	const stop = (signal: string) => {
