@@ -37,8 +37,10 @@ export function compileAll(): number {
 function deferred<F>(build: () => F): () => F {
 	let built: F | undefined;
 	const compile = () => {
-		pending.delete(compile);
-		built ??= build();
+		if (built === undefined) {
+			built = build();
+			pending.delete(compile);
+		}
 		return built;
 	};
 	pending.add(compile);

@@ -113,6 +113,33 @@ describe("share archives", () => {
 		assert.equal((await archive(link.slug, body.archiveToken)).statusCode, 200);
 	});
 
+	test("HEAD on a file or archive address is 405 and spends neither token", async () => {
+		const bytes = Buffer.from("head me\n");
+		const f = await uploadFile(t.app, a, { key: "h" }, { bytes, name: "h.txt" });
+		const link = await createLink(t.app, a, { records: [f.id] });
+		const body = (await resolveLink(t.app, link.slug)).json();
+		const fileUrl = `/api/public/links/${link.slug}/files/${f.id}?dl=${body.records[0].downloadToken}`;
+		const archiveUrl = `/api/public/links/${link.slug}/archive?dl=${body.archiveToken}`;
+		for (const url of [fileUrl, archiveUrl]) {
+			const head = await t.app.inject({ method: "HEAD", url });
+			assert.equal(head.statusCode, 405, url);
+			assert.equal(head.headers.allow, "GET");
+			assert.equal(head.rawPayload.length, 0);
+		}
+		const file = await publicGet(t.app, fileUrl);
+		assert.equal(file.statusCode, 200, file.body);
+		assert.deepEqual(file.rawPayload, bytes);
+		assert.equal((await archive(link.slug, body.archiveToken)).statusCode, 200);
+		const reads = await t.app.inject({
+			method: "GET",
+			url: `/api/collections/linkReads/records?filter=${encodeURIComponent(`link='${link.id}'`)}`,
+			headers: a.headers,
+		});
+		assert.equal(reads.statusCode, 200, reads.body);
+		const kinds = (reads.json().items as { kind: string }[]).map((r) => r.kind).sort();
+		assert.deepEqual(kinds, ["api", "archive", "file"], "the HEADs logged no read");
+	});
+
 	test("archive_empty when the share no longer grants a file, or no longer exists", async () => {
 		const f = await uploadFile(t.app, a, { key: "k" }, { bytes: Buffer.from("x"), name: "x.txt" });
 		const link = await createLink(t.app, a, { records: [f.id] });

@@ -168,12 +168,13 @@ export const shareRoutes: FastifyPluginAsyncTypebox = async (app) => {
 	app.get(
 		"/api/public/links/:slug/files/:recordId",
 		{
+			exposeHeadRoute: false,
 			config: { rateLimit: app.limits.download, notFound: "link_not_found" },
 			schema: {
 				tags: ["shares"],
 				summary: "A file the share grants, with the resolve's single-use downloadToken",
 				description:
-					"401 `file_download_invalid` when `dl` is missing, spent, expired or minted for another share or file. The share must still grant the file (404 `record_not_found`) and still be readable (404 `link_paused`, `link_revoked`, `link_expired`; a share expired by its view cap still honours the view the token carries). On a watermarked share the file is a stamped copy naming the reader; a file that cannot be stamped is 415 `file_not_watermarkable`, never served unmarked. Always the whole file with `Accept-Ranges: none`: a `Range` header is ignored, since the token is spent by this request; resuming takes a new resolve (a new view).",
+					"401 `file_download_invalid` when `dl` is missing, spent, expired or minted for another share or file. The share must still grant the file (404 `record_not_found`) and still be readable (404 `link_paused`, `link_revoked`, `link_expired`; a share expired by its view cap still honours the view the token carries). On a watermarked share the file is a stamped copy naming the reader; a file that cannot be stamped is 415 `file_not_watermarkable`, never served unmarked. Always the whole file with `Accept-Ranges: none`: a `Range` header is ignored, since the token is spent by this request; resuming takes a new resolve (a new view). HEAD is 405 `method_not_allowed` and spends nothing.",
 				params: Type.Object({
 					slug: Type.String({ minLength: 1, maxLength: 128 }),
 					recordId: Type.String({ minLength: 1, maxLength: 128 }),
@@ -209,12 +210,13 @@ export const shareRoutes: FastifyPluginAsyncTypebox = async (app) => {
 	app.get(
 		"/api/public/links/:slug/archive",
 		{
+			exposeHeadRoute: false,
 			config: { rateLimit: app.limits.download, notFound: "archive_empty" },
 			schema: {
 				tags: ["shares"],
 				summary: "Every file the share grants as one zip, with the resolve's single-use archiveToken",
 				description:
-					"Streamed, never built in memory. Entries are named after the files; a repeated name becomes `name (2).ext`. 401 `file_download_invalid` for a missing, spent, expired (two minutes) or foreign token; 404 `archive_empty` when no file could go in or the share no longer exists. Always the whole archive with `Accept-Ranges: none`: a `Range` header is ignored (the token is spent by this request).",
+					"Streamed, never built in memory. Entries are named after the files; a repeated name becomes `name (2).ext`. 401 `file_download_invalid` for a missing, spent, expired (two minutes) or foreign token; 404 `archive_empty` when no file could go in or the share no longer exists. Always the whole archive with `Accept-Ranges: none`: a `Range` header is ignored (the token is spent by this request). HEAD is 405 `method_not_allowed` and spends nothing.",
 				params: Slug,
 				querystring: Type.Object({ dl: Type.Optional(Type.String({ maxLength: 128 })) }),
 				response: { 200: Zip, ...errors(401, 404, 429) },
@@ -232,6 +234,19 @@ export const shareRoutes: FastifyPluginAsyncTypebox = async (app) => {
 			return streamArchive(app, reply, archiveName(link.label), files, stampLine);
 		},
 	);
+
+	// HEAD on a one-time token's address would spend the token (and log a read) to send nothing,
+	// and link checkers and mail scanners send HEAD unasked: 405 instead, with nothing touched.
+	for (const url of ["/api/public/links/:slug/files/:recordId", "/api/public/links/:slug/archive"]) {
+		app.head(
+			url,
+			{ config: { rateLimit: app.limits.download }, schema: { hide: true } },
+			async (_request, reply) => {
+				reply.header("allow", "GET");
+				throw new AppError("method_not_allowed", "HEAD would spend the one-time token; download with GET");
+			},
+		);
+	}
 
 	app.get(
 		"/api/links/:id/archive",
