@@ -3,12 +3,17 @@ import fs from "node:fs";
 import path from "node:path";
 import SQLite from "better-sqlite3";
 import {
+	CompiledQuery,
+	type DatabaseConnection,
+	type Driver,
 	Kysely,
 	PostgresDialect,
 	type PostgresPool,
 	type PostgresPoolClient,
 	type SqliteDatabase,
 	SqliteDialect,
+	type SqliteDialectConfig,
+	SqliteDriver,
 	type SqliteStatement,
 	sql,
 } from "kysely";
@@ -80,7 +85,9 @@ function openSqlite(config: DbConfig): Store {
 	conn.pragma("foreign_keys = ON");
 	conn.pragma("busy_timeout = 5000");
 	conn.pragma(`synchronous = ${config.sqliteSynchronous}`);
-	const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: statementCache(conn) }) });
+	const db = new Kysely<Database>({
+		dialect: new ImmediateSqliteDialect({ database: statementCache(conn) }),
+	});
 	return {
 		db,
 		dialect: "sqlite",
@@ -93,6 +100,30 @@ function openSqlite(config: DbConfig): Store {
 		},
 		destroy: () => db.destroy(),
 	};
+}
+
+/**
+ * Transactions begin with `BEGIN IMMEDIATE`, taking the write lock at once, where Kysely's driver
+ * begins deferred. A deferred transaction that has read and then writes while another process holds
+ * the write lock (`svc admin` on the same file, a backup) gets SQLITE_BUSY at once: SQLite waits
+ * (busy_timeout) only for a transaction that holds no lock yet. Immediate, it waits like any writer.
+ * In this process the one connection's mutex already runs transactions one at a time.
+ */
+class ImmediateSqliteDialect extends SqliteDialect {
+	readonly #config: SqliteDialectConfig;
+	constructor(config: SqliteDialectConfig) {
+		super(config);
+		this.#config = config;
+	}
+	override createDriver(): Driver {
+		return new ImmediateSqliteDriver(this.#config);
+	}
+}
+
+class ImmediateSqliteDriver extends SqliteDriver {
+	override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+		await connection.executeQuery(CompiledQuery.raw("begin immediate"));
+	}
 }
 
 /**
