@@ -1,6 +1,7 @@
 // The passkey page's script: runs the ceremony with @simplewebauthn/browser (served by this server
 // as /assets/simplewebauthn-browser.js), then opens svc://auth?code=…&state=… and shows the code
-// and the link for a browser that cannot open the app. Values come from the page's data attributes.
+// and the link for a browser that cannot open the app. Values come from the page's data attributes;
+// the language (English or German) from `data-lang`, else `<html lang>`.
 
 (() => {
 	const root = document.getElementById("passkey");
@@ -12,17 +13,65 @@
 	const errorBox = document.getElementById("error");
 	const lib = window.SimpleWebAuthnBrowser;
 
-	const messages = {
-		signups_disabled: "Sign-ups are off on this server. Ask its operator for a one-time link.",
-		passkey_email_invalid: "Enter a valid email address.",
-		passkey_email_taken: "An account with this email exists. Sign in from the app instead.",
-		passkey_ticket_invalid: "This one-time link is unknown, expired or already used.",
-		passkey_ceremony_invalid: "This attempt expired. Please try again.",
-		passkey_verification_failed: "The passkey could not be verified. Please try again.",
-		passkey_origin_invalid: "Passkeys work only at this server's own address.",
-		passkey_request_invalid: "The request was not understood. Reload the page and try again.",
-		rate_limited: "Too many attempts. Wait a minute and try again.",
+	const words = {
+		en: {
+			errors: {
+				signups_disabled: "Sign-ups are off on this server. Ask its operator for a one-time link.",
+				passkey_email_invalid: "Enter a valid email address.",
+				passkey_email_taken: "An account with this email exists. Sign in from the app instead.",
+				passkey_ticket_invalid: "This one-time link is unknown, expired or already used.",
+				passkey_ceremony_invalid: "This attempt expired. Please try again.",
+				passkey_verification_failed: "The passkey could not be verified. Please try again.",
+				passkey_origin_invalid: "Passkeys work only at this server's own address.",
+				passkey_request_invalid: "The request was not understood. Reload the page and try again.",
+				rate_limited: "Too many attempts. Wait a minute and try again.",
+			},
+			errorCode: "Error code: ",
+			waiting: "Waiting for your passkey…",
+			checking: "Checking…",
+			savedConsole: "Your passkey is saved. You can now sign in from the app, or continue in this browser.",
+			signedInReturning: "You are signed in. Returning to the app…",
+			savedReturning: "Your passkey is saved. Returning to the app…",
+			saved: "Your passkey is saved. You can now sign in from the app.",
+			cancelled: "The passkey prompt was closed or timed out. Press the button to try again.",
+			exists: "This device already holds a passkey for this account.",
+			unsupported: "This browser does not support passkeys.",
+			failed: "Something went wrong.",
+		},
+		de: {
+			errors: {
+				signups_disabled:
+					"Registrierungen sind auf diesem Server abgeschaltet. Bitten Sie den Betreiber um einen Einmal-Link.",
+				passkey_email_invalid: "Geben Sie eine gültige E-Mail-Adresse ein.",
+				passkey_email_taken:
+					"Zu dieser E-Mail-Adresse gibt es ein Konto. Melden Sie sich stattdessen in der App an.",
+				passkey_ticket_invalid: "Dieser Einmal-Link ist unbekannt, abgelaufen oder schon benutzt.",
+				passkey_ceremony_invalid: "Dieser Versuch ist abgelaufen. Bitte versuchen Sie es erneut.",
+				passkey_verification_failed:
+					"Der Passkey konnte nicht geprüft werden. Bitte versuchen Sie es erneut.",
+				passkey_origin_invalid: "Passkeys funktionieren nur unter der eigenen Adresse dieses Servers.",
+				passkey_request_invalid:
+					"Die Anfrage wurde nicht verstanden. Laden Sie die Seite neu und versuchen Sie es erneut.",
+				rate_limited: "Zu viele Versuche. Warten Sie eine Minute und versuchen Sie es erneut.",
+			},
+			errorCode: "Fehlercode: ",
+			waiting: "Warte auf Ihren Passkey…",
+			checking: "Wird geprüft…",
+			savedConsole:
+				"Ihr Passkey ist gespeichert. Sie können sich jetzt in der App anmelden oder in diesem Browser weitermachen.",
+			signedInReturning: "Sie sind angemeldet. Zurück zur App…",
+			savedReturning: "Ihr Passkey ist gespeichert. Zurück zur App…",
+			saved: "Ihr Passkey ist gespeichert. Sie können sich jetzt in der App anmelden.",
+			cancelled:
+				"Die Passkey-Abfrage wurde geschlossen oder ist abgelaufen. Drücken Sie die Schaltfläche, um es erneut zu versuchen.",
+			exists: "Dieses Gerät hat schon einen Passkey für dieses Konto.",
+			unsupported: "Dieser Browser unterstützt keine Passkeys.",
+			failed: "Etwas ist schiefgegangen.",
+		},
 	};
+	const lang = (root.dataset.lang || document.documentElement.lang || "en").slice(0, 2).toLowerCase();
+	const w = lang === "de" ? words.de : words.en;
+	const messages = w.errors;
 
 	function showError(text, code) {
 		errorBox.textContent = "";
@@ -32,7 +81,7 @@
 		if (code) {
 			const c = document.createElement("p");
 			c.className = "detail";
-			c.textContent = `Error code: ${code}`;
+			c.textContent = `${w.errorCode}${code}`;
 			errorBox.appendChild(c);
 		}
 		errorBox.hidden = false;
@@ -94,8 +143,7 @@
 		const result = document.getElementById("result");
 		form.hidden = true;
 		status.textContent = "";
-		document.getElementById("result-text").textContent =
-			"Your passkey is saved. You can now sign in from the app, or continue in this browser.";
+		document.getElementById("result-text").textContent = w.savedConsole;
 		document.getElementById("result-console").hidden = false;
 		result.hidden = false;
 		document.getElementById("result-heading").focus();
@@ -108,10 +156,7 @@
 		status.textContent = "";
 		if (code) {
 			const href = appLink(code);
-			text.textContent =
-				mode === "signin"
-					? "You are signed in. Returning to the app…"
-					: "Your passkey is saved. Returning to the app…";
+			text.textContent = mode === "signin" ? w.signedInReturning : w.savedReturning;
 			document.getElementById("result-link").href = href;
 			document.getElementById("result-code").textContent = code;
 			document.getElementById("result-app").hidden = false;
@@ -119,7 +164,7 @@
 			document.getElementById("result-heading").focus();
 			window.location.href = href;
 		} else {
-			text.textContent = "Your passkey is saved. You can now sign in from the app.";
+			text.textContent = w.saved;
 			result.hidden = false;
 			document.getElementById("result-heading").focus();
 		}
@@ -128,7 +173,7 @@
 	async function run() {
 		errorBox.hidden = true;
 		button.disabled = true;
-		status.textContent = "Waiting for your passkey…";
+		status.textContent = w.waiting;
 		try {
 			let code;
 			if (mode === "signup") {
@@ -140,7 +185,7 @@
 				else if (own) body.challenge = own.challenge;
 				const begun = await post("/api/passkeys/register/begin", body);
 				const credential = await lib.startRegistration({ optionsJSON: begun.options });
-				status.textContent = "Checking…";
+				status.textContent = w.checking;
 				code = (await post("/api/passkeys/register/finish", { session: begun.session, credential })).code;
 				if (own && code) {
 					showConsole(code, own.verifier);
@@ -149,22 +194,22 @@
 			} else {
 				const begun = await post("/api/passkeys/login/begin", { challenge });
 				const credential = await lib.startAuthentication({ optionsJSON: begun.options });
-				status.textContent = "Checking…";
+				status.textContent = w.checking;
 				code = (await post("/api/passkeys/login/finish", { session: begun.session, credential })).code;
 			}
 			showResult(code);
 		} catch (err) {
 			if (err?.code && messages[err.code]) showError(messages[err.code], err.code);
-			else if (err && err.name === "NotAllowedError")
-				showError("The passkey prompt was closed or timed out. Press the button to try again.");
-			else if (err && err.name === "InvalidStateError")
-				showError("This device already holds a passkey for this account.");
-			else showError(err?.message ? err.message : "Something went wrong.", err?.code);
+			else if (err && err.name === "NotAllowedError") showError(w.cancelled);
+			else if (err && err.name === "InvalidStateError") showError(w.exists);
+			// The server's detail and the browser's messages are English: German shows its own words.
+			else if (lang === "de") showError(w.failed, err?.code);
+			else showError(err?.message ? err.message : w.failed, err?.code);
 		}
 	}
 
 	if (!lib?.browserSupportsWebAuthn()) {
-		showError("This browser does not support passkeys.");
+		showError(w.unsupported);
 		button.disabled = true;
 		return;
 	}

@@ -105,16 +105,21 @@ describe("console accessibility", { timeout: 280_000 }, () => {
 	}
 
 	test("the operator's ticket page (/passkey, README step 1): no violation before and after the passkey (en, de; desktop, phone)", async () => {
-		// The page is served in English only (`lang="en"`); a German browser must still get a valid page.
-		const ready = async (page: Page) => {
-			await page.locator("#start:not([disabled])").waitFor();
+		// The browser's language (Accept-Language) picks the page's: English or German.
+		const words = {
+			en: { name: "Your name (optional)", create: "Create a passkey", console: "Open the console" },
+			de: { name: "Ihr Name (optional)", create: "Passkey erstellen", console: "Konsole öffnen" },
 		};
-		const created = async (page: Page) => {
-			await ready(page);
+		const ready = (lang: "en" | "de") => async (page: Page) => {
+			await page.locator("#start:not([disabled])").waitFor();
+			assert.equal(await page.locator("html").getAttribute("lang"), lang);
+		};
+		const created = (lang: "en" | "de") => async (page: Page) => {
+			await ready(lang)(page);
 			await addAuthenticator(page);
-			await page.getByLabel("Your name (optional)").fill("Ada");
-			await page.getByRole("button", { name: "Create a passkey" }).click();
-			await page.getByRole("link", { name: "Open the console" }).waitFor({ timeout: 60_000 });
+			await page.getByLabel(words[lang].name).fill("Ada");
+			await page.getByRole("button", { name: words[lang].create }).click();
+			await page.getByRole("link", { name: words[lang].console }).waitFor({ timeout: 60_000 });
 		};
 		const found: string[] = [];
 		// A ticket is spent by its passkey: each account made here has an address of its own.
@@ -122,10 +127,10 @@ describe("console accessibility", { timeout: 280_000 }, () => {
 		for (const lang of ["en", "de"] as const) {
 			for (const viewport of [DESKTOP, PHONE]) {
 				for (const [name, prepare] of [
-					["passkey-ticket", ready],
-					["passkey-ticket-done", created],
+					["passkey-ticket", ready(lang)],
+					["passkey-ticket-done", created(lang)],
 				] as const) {
-					const email = prepare === created ? String(made.shift()) : "you@example.org";
+					const email = name === "passkey-ticket-done" ? String(made.shift()) : "you@example.org";
 					const violations = await axeCheck(browser, await operatorTicket(server, email), {
 						lang,
 						viewport,

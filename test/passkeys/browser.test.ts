@@ -225,6 +225,47 @@ describe("passkey page in Chromium", { timeout: 240_000 }, () => {
 		await d.context.close();
 	});
 
+	test("in German (Accept-Language): the page and its script speak German, error codes stay", async () => {
+		const d = new Device(await browser.newContext({ locale: "de-DE" }));
+		const addr = `de-${crypto.randomBytes(3).toString("hex")}@example.org`;
+		const first = await d.open(`${origin}/passkey?mode=signup`);
+		assert.equal(first.response?.headers()["content-language"], "de");
+		assert.equal(await first.page.locator("html").getAttribute("lang"), "de");
+		await first.page.getByRole("heading", { level: 1, name: /^Konto auf localhost anlegen$/ }).waitFor();
+		await first.page.getByLabel("E-Mail").fill(addr);
+		await first.page.getByLabel("Ihr Name (optional)").fill("Ada");
+		await first.page.getByRole("button", { name: "Passkey erstellen" }).click();
+		await first.page.locator("#result").waitFor({ state: "visible", timeout: 60_000 });
+		assert.equal(await first.page.locator("#result-heading").textContent(), "Fertig");
+		assert.match(
+			String(await first.page.locator("#result-text").textContent()),
+			/^Ihr Passkey ist gespeichert\. Sie können sich jetzt in der App anmelden/,
+		);
+		assert.equal(await first.page.getByRole("link", { name: "Konsole öffnen" }).isVisible(), true);
+
+		const second = await d.open(`${origin}/passkey?mode=signup`);
+		await second.page.getByLabel("E-Mail").fill(addr);
+		await second.page.getByRole("button", { name: "Passkey erstellen" }).click();
+		const error = second.page.locator("#error");
+		await error.waitFor({ state: "visible", timeout: 60_000 });
+		assert.match(String(await error.textContent()), /Zu dieser E-Mail-Adresse gibt es ein Konto\./);
+		assert.match(String(await error.textContent()), /Fehlercode: passkey_email_taken/);
+
+		// ?lang=en wins over the German browser.
+		const en = await d.open(`${origin}/passkey?mode=signup&lang=en`);
+		assert.equal(await en.page.locator("html").getAttribute("lang"), "en");
+		await en.page.getByLabel("Email").fill(addr);
+		await en.page.getByRole("button", { name: "Create a passkey" }).click();
+		await en.page.locator("#error").waitFor({ state: "visible", timeout: 60_000 });
+		assert.match(String(await en.page.locator("#error").textContent()), /Error code: passkey_email_taken/);
+		assert.deepEqual(
+			d.errors.filter((e) => /Content Security Policy|Refused/i.test(e)),
+			[],
+			"no CSP violations",
+		);
+		await d.context.close();
+	});
+
 	test("the page at a loopback IP refuses and points to the server's own address", async () => {
 		const d = await device();
 		const { page, response } = await d.open(

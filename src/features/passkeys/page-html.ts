@@ -1,5 +1,8 @@
-// The `/passkey` page as HTML. Every value from the query reaches the page only through escaped
-// text or data attributes; there is no inline script or style (the page's CSP forbids both).
+// The `/passkey` page as HTML, in English or German. Every value from the query reaches the page
+// only through escaped text or data attributes; there is no inline script or style (the page's CSP
+// forbids both), so the script (web/passkey.js) learns the language from `<html lang>` and
+// `data-lang`, and keeps its own words.
+import type { Lang } from "../console/language.ts";
 
 export function escapeHtml(value: string): string {
 	return value
@@ -21,8 +24,56 @@ export type PageView =
 			email?: string;
 	  };
 
-const head = (title: string) => `<!doctype html>
-<html lang="en">
+/** The page's own words. `intro` functions get the values already escaped and return HTML. */
+const WORDS = {
+	en: {
+		signinHeading: (domain: string) => `Sign in to ${domain}`,
+		signinIntro: "Use the passkey saved on this device, a security key or your phone.",
+		signinButton: "Sign in with a passkey",
+		signupHeading: (domain: string) => `Create an account on ${domain}`,
+		signupIntro: "There is no password: your account is opened with a passkey kept on your device.",
+		ticketHeading: (domain: string) => `Create your account on ${domain}`,
+		ticketIntro: (email: string) =>
+			`This one-time link creates the account <strong>${email}</strong> with a passkey.`,
+		addHeading: "Add a passkey",
+		addIntro: (email: string, domain: string) =>
+			`This one-time link adds a passkey to <strong>${email}</strong> on ${domain}.`,
+		email: "Email",
+		name: "Your name (optional)",
+		passkeyName: "Name for this passkey (optional)",
+		create: "Create a passkey",
+		done: "Done",
+		appFallback: (link: (text: string) => string) =>
+			`If the app did not open, ${link("open the app")}, or enter this one-time code in it (valid two minutes):`,
+		openConsole: "Open the console",
+		noscript: "Passkeys need JavaScript: please turn it on for this page.",
+	},
+	de: {
+		signinHeading: (domain: string) => `Bei ${domain} anmelden`,
+		signinIntro: "Verwenden Sie den Passkey dieses Geräts, einen Sicherheitsschlüssel oder Ihr Telefon.",
+		signinButton: "Mit Passkey anmelden",
+		signupHeading: (domain: string) => `Konto auf ${domain} anlegen`,
+		signupIntro: "Es gibt kein Passwort: Ihr Konto wird mit einem Passkey auf Ihrem Gerät eröffnet.",
+		ticketHeading: (domain: string) => `Ihr Konto auf ${domain} anlegen`,
+		ticketIntro: (email: string) =>
+			`Dieser Einmal-Link legt das Konto <strong>${email}</strong> mit einem Passkey an.`,
+		addHeading: "Passkey hinzufügen",
+		addIntro: (email: string, domain: string) =>
+			`Dieser Einmal-Link fügt dem Konto <strong>${email}</strong> auf ${domain} einen Passkey hinzu.`,
+		email: "E-Mail",
+		name: "Ihr Name (optional)",
+		passkeyName: "Name für diesen Passkey (optional)",
+		create: "Passkey erstellen",
+		done: "Fertig",
+		appFallback: (link: (text: string) => string) =>
+			`Falls sich die App nicht geöffnet hat, ${link("öffnen Sie die App")} oder geben Sie dort diesen Einmal-Code ein (zwei Minuten gültig):`,
+		openConsole: "Konsole öffnen",
+		noscript: "Passkeys brauchen JavaScript: Bitte schalten Sie es für diese Seite ein.",
+	},
+} as const;
+
+const head = (lang: Lang, title: string) => `<!doctype html>
+<html lang="${lang}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -38,48 +89,49 @@ const head = (title: string) => `<!doctype html>
 const field = (id: string, label: string, attrs: string) =>
 	`<p class="field"><label for="${id}">${escapeHtml(label)}</label>\n<input id="${id}" name="${id}" ${attrs}></p>\n`;
 
-function formFor(view: Extract<PageView, { data: unknown }>): {
+function formFor(
+	view: Extract<PageView, { data: unknown }>,
+	lang: Lang,
+): {
 	heading: string;
 	intro: string;
 	fields: string;
 	button: string;
 } {
+	const w = WORDS[lang];
 	const domain = escapeHtml(view.domain);
+	const email = escapeHtml(view.email ?? "");
 	// `heading` and `button` are plain text (escaped when written); `intro` and `fields` are HTML.
 	switch (view.kind) {
 		case "signin":
 			return {
-				heading: `Sign in to ${view.domain}`,
-				intro: "Use the passkey saved on this device, a security key or your phone.",
+				heading: w.signinHeading(view.domain),
+				intro: escapeHtml(w.signinIntro),
 				fields: "",
-				button: "Sign in with a passkey",
+				button: w.signinButton,
 			};
 		case "signup":
 			return {
-				heading: `Create an account on ${view.domain}`,
-				intro: "There is no password: your account is opened with a passkey kept on your device.",
+				heading: w.signupHeading(view.domain),
+				intro: escapeHtml(w.signupIntro),
 				fields:
-					field("email", "Email", 'type="email" autocomplete="email" required maxlength="320"') +
-					field("name", "Your name (optional)", 'type="text" autocomplete="name" maxlength="200"'),
-				button: "Create a passkey",
+					field("email", w.email, 'type="email" autocomplete="email" required maxlength="320"') +
+					field("name", w.name, 'type="text" autocomplete="name" maxlength="200"'),
+				button: w.create,
 			};
 		case "ticket-signup":
 			return {
-				heading: `Create your account on ${view.domain}`,
-				intro: `This one-time link creates the account <strong>${escapeHtml(view.email ?? "")}</strong> with a passkey.`,
-				fields: field("name", "Your name (optional)", 'type="text" autocomplete="name" maxlength="200"'),
-				button: "Create a passkey",
+				heading: w.ticketHeading(view.domain),
+				intro: w.ticketIntro(email),
+				fields: field("name", w.name, 'type="text" autocomplete="name" maxlength="200"'),
+				button: w.create,
 			};
 		case "add":
 			return {
-				heading: "Add a passkey",
-				intro: `This one-time link adds a passkey to <strong>${escapeHtml(view.email ?? "")}</strong> on ${domain}.`,
-				fields: field(
-					"name",
-					"Name for this passkey (optional)",
-					'type="text" autocomplete="off" maxlength="200"',
-				),
-				button: "Create a passkey",
+				heading: w.addHeading,
+				intro: w.addIntro(email, domain),
+				fields: field("name", w.passkeyName, 'type="text" autocomplete="off" maxlength="200"'),
+				button: w.create,
 			};
 		default:
 			// The error page has no form; renderPage never asks for one.
@@ -87,12 +139,12 @@ function formFor(view: Extract<PageView, { data: unknown }>): {
 	}
 }
 
-export function renderPage(view: PageView): string {
+export function renderPage(view: PageView, lang: Lang): string {
 	if (view.kind === "error") {
 		const link = view.link
 			? `<p><a href="${escapeHtml(view.link.href)}">${escapeHtml(view.link.text)}</a></p>\n`
 			: "";
-		return `${head(view.title)}<main>
+		return `${head(lang, view.title)}<main>
 <h1>${escapeHtml(view.title)}</h1>
 <p role="alert">${escapeHtml(view.message)}</p>
 ${link}</main>
@@ -100,9 +152,11 @@ ${link}</main>
 </html>
 `;
 	}
-	const form = formFor(view);
+	const w = WORDS[lang];
+	const form = formFor(view, lang);
 	const d = view.data;
-	return `${head(form.heading)}<main id="passkey" data-mode="${escapeHtml(d.mode)}" data-ticket="${escapeHtml(d.ticket)}" data-challenge="${escapeHtml(d.challenge)}" data-state="${escapeHtml(d.state)}">
+	const appLink = (text: string) => `<a id="result-link" href="#">${escapeHtml(text)}</a>`;
+	return `${head(lang, form.heading)}<main id="passkey" data-lang="${lang}" data-mode="${escapeHtml(d.mode)}" data-ticket="${escapeHtml(d.ticket)}" data-challenge="${escapeHtml(d.challenge)}" data-state="${escapeHtml(d.state)}">
 <h1>${escapeHtml(form.heading)}</h1>
 <p>${form.intro}</p>
 <form id="ceremony" novalidate>
@@ -111,15 +165,15 @@ ${form.fields}<p><button id="start" type="submit" disabled>${escapeHtml(form.but
 <p id="status" role="status" aria-live="polite"></p>
 <div id="error" role="alert" hidden></div>
 <section id="result" aria-labelledby="result-heading" hidden>
-<h2 id="result-heading" tabindex="-1">Done</h2>
+<h2 id="result-heading" tabindex="-1">${escapeHtml(w.done)}</h2>
 <p id="result-text"></p>
 <div id="result-app" hidden>
-<p>If the app did not open, <a id="result-link" href="#">open the app</a>, or enter this one-time code in it (valid two minutes):</p>
+<p>${w.appFallback(appLink)}</p>
 <p><code id="result-code"></code></p>
 </div>
-<p id="result-console" hidden><a href="/app/">Open the console</a></p>
+<p id="result-console" hidden><a href="/app/">${escapeHtml(w.openConsole)}</a></p>
 </section>
-<noscript><p>Passkeys need JavaScript: please turn it on for this page.</p></noscript>
+<noscript><p>${escapeHtml(w.noscript)}</p></noscript>
 </main>
 </body>
 </html>
