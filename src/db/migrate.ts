@@ -43,6 +43,9 @@ const migrations: Record<string, Migration> = {
 	"0019-record-search": m0019,
 };
 
+/** What a concurrent DDL elsewhere in the database does to Kysely's catalog introspection. */
+const CATALOG_RACE = /^(schema|relation|column) "[^"]+"( of relation "[^"]+")? does not exist$/;
+
 export async function migrateToLatest(db: Kysely<Database>, schema?: string): Promise<void> {
 	// Kysely's migrator takes a lock on PostgreSQL, so two nodes starting together migrate once.
 	// With a named schema its bookkeeping tables must be looked up there: otherwise a same-named
@@ -52,14 +55,18 @@ export async function migrateToLatest(db: Kysely<Database>, schema?: string): Pr
 		provider: { getMigrations: async () => migrations },
 		...(schema ? { migrationTableSchema: schema } : {}),
 	});
-	// Its table introspection reads every schema's catalog; a schema dropped elsewhere in the
-	// database at that instant fails the query. Migrating is idempotent, so try again.
+	// Before it migrates, it looks for its own tables by introspecting every schema's catalog, with
+	// `pg_get_serial_sequence` on each column: a schema, table or column dropped or created by
+	// another transaction at that instant (another app or test schema in the same database) fails
+	// that query with "schema …", "relation …" or "column … of relation … does not exist". Such a
+	// failure comes before any migration ran (no migration result failed) and changed nothing, so
+	// try again; a failing migration is never retried.
 	for (let attempt = 1; ; attempt++) {
 		const { error, results } = await migrator.migrateToLatest();
 		const failed = results?.find((r) => r.status === "Error");
 		if (!error && !failed) return;
 		const reason = error instanceof Error ? error.message : String(error ?? "");
-		if (attempt < 3 && /schema "[^"]+" does not exist/.test(reason)) {
+		if (attempt < 5 && !failed && CATALOG_RACE.test(reason)) {
 			await new Promise((r) => setTimeout(r, 100 * attempt));
 			continue;
 		}
