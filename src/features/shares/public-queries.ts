@@ -1,7 +1,14 @@
 // The queries of a share's public paths (probe, resolve, file and archive tokens), compiled once per
 // database handle (db/prepared.ts): the hot paths cannot afford building a query per request.
 // Only the shares feature runs them.
-import { type ExpressionBuilder, type Kysely, PostgresAdapter, sql } from "kysely";
+import {
+	type Expression,
+	type ExpressionBuilder,
+	type Kysely,
+	PostgresAdapter,
+	type QueryCreator,
+	sql,
+} from "kysely";
 import { jsonArrayFrom } from "kysely/helpers/postgres";
 import { param, prepare } from "../../db/prepared.ts";
 import type { Database, LinkTable, LinkTokenTable, ReadKind, RecordTable } from "../../db/schema.ts";
@@ -185,23 +192,11 @@ function compilePublicQueries(db: Kysely<Database>) {
 							.returning(["id", "workspace", "view_count", "status"]),
 					)
 					.with("logged", (qb) =>
-						qb
-							.insertInto("link_reads")
-							.columns(["id", "link", "workspace", "at", "kind", "view", "record", "reader"])
-							.expression((eb) =>
-								eb
-									.selectFrom("taken")
-									.select([
-										sql<string>`cast(${param("readId")} as varchar(64))`.as("id"),
-										"taken.id as link",
-										"taken.workspace",
-										sql<number>`cast(${param("now")} as bigint)`.as("at"),
-										sql<string>`cast(${param("kind")} as varchar(16))`.as("kind"),
-										"taken.view_count as view",
-										sql<null>`null`.as("record"),
-										sql<string | null>`cast(${param("reader")} as varchar(64))`.as("reader"),
-									]),
-							),
+						logTakenView(
+							qb,
+							sql<string>`cast(${param("kind")} as varchar(16))`,
+							sql<string | null>`cast(${param("reader")} as varchar(64))`,
+						),
 					)
 					.selectFrom("taken")
 					.select(["taken.view_count", "taken.status"])
@@ -352,25 +347,7 @@ function compilePublicQueries(db: Kysely<Database>) {
 								"status",
 							]),
 					)
-					.with("logged", (qb) =>
-						qb
-							.insertInto("link_reads")
-							.columns(["id", "link", "workspace", "at", "kind", "view", "record", "reader"])
-							.expression((eb) =>
-								eb
-									.selectFrom("taken")
-									.select([
-										sql<string>`cast(${param("readId")} as varchar(64))`.as("id"),
-										"taken.id as link",
-										"taken.workspace",
-										sql<number>`cast(${param("now")} as bigint)`.as("at"),
-										sql<string>`'api'`.as("kind"),
-										"taken.view_count as view",
-										sql<null>`null`.as("record"),
-										sql<null>`null`.as("reader"),
-									]),
-							),
-					)
+					.with("logged", (qb) => logTakenView(qb, sql<string>`'api'`, sql<null>`null`))
 					.selectFrom("taken")
 					.selectAll("taken")
 					.select([
@@ -446,3 +423,32 @@ function compilePublicQueries(db: Kysely<Database>) {
 }
 
 export type PublicQueries = ReturnType<typeof publicQueries>;
+
+/**
+ * PostgreSQL's one-statement reads log the view they took in the same WITH: the read-log row of
+ * the `taken` CTE's share (its id, workspace and view count), with the read's id and time as
+ * parameters `readId` and `now`.
+ */
+function logTakenView<Taken extends { id: string; workspace: string; view_count: number }>(
+	qb: QueryCreator<Database & { taken: Taken }>,
+	kind: Expression<string>,
+	reader: Expression<string | null>,
+) {
+	return qb
+		.insertInto("link_reads")
+		.columns(["id", "link", "workspace", "at", "kind", "view", "record", "reader"])
+		.expression((eb) =>
+			eb
+				.selectFrom("taken")
+				.select([
+					sql<string>`cast(${param("readId")} as varchar(64))`.as("id"),
+					"taken.id as link",
+					"taken.workspace",
+					sql<number>`cast(${param("now")} as bigint)`.as("at"),
+					sql<string>`${kind}`.as("kind"),
+					"taken.view_count as view",
+					sql<null>`null`.as("record"),
+					sql<string | null>`${reader}`.as("reader"),
+				]),
+		);
+}
