@@ -19,6 +19,7 @@ import {
 } from "kysely";
 import type pg from "pg";
 import type { Config } from "../config.ts";
+import { registerSqliteDirect } from "./direct.ts";
 import { migrateToLatest } from "./migrate.ts";
 import { namedStatement } from "./prepared.ts";
 import type { Database } from "./schema.ts";
@@ -85,8 +86,23 @@ function openSqlite(config: DbConfig): Store {
 	conn.pragma("foreign_keys = ON");
 	conn.pragma("busy_timeout = 5000");
 	conn.pragma(`synchronous = ${config.sqliteSynchronous}`);
-	const db = new Kysely<Database>({
-		dialect: new ImmediateSqliteDialect({ database: statementCache(conn) }),
+	const statements = statementCache(conn);
+	const dialect = new ImmediateSqliteDialect({ database: statements });
+	const db = new Kysely<Database>({ dialect });
+	const immediate = conn.transaction((fn: () => unknown) => fn()).immediate;
+	const idle = () => dialect.driver?.idle() ?? false;
+	const transaction = <T>(fn: () => T) => immediate(fn) as T;
+	registerSqliteDirect(db, {
+		idle,
+		all: <R>(text: string, parameters: readonly unknown[]) => {
+			const statement = statements.prepare(text);
+			if (statement.reader) return statement.all(parameters) as R[];
+			statement.run(parameters);
+			return [];
+		},
+		transaction,
+		// Holding the connection Kysely lends, nothing else runs on it until the callback ends.
+		write: async (fn) => (idle() ? transaction(fn) : db.connection().execute(async () => transaction(fn))),
 	});
 	return {
 		db,
@@ -107,20 +123,46 @@ function openSqlite(config: DbConfig): Store {
  * begins deferred. A deferred transaction that has read and then writes while another process holds
  * the write lock (`svc admin` on the same file, a backup) gets SQLITE_BUSY at once: SQLite waits
  * (busy_timeout) only for a transaction that holds no lock yet. Immediate, it waits like any writer.
- * In this process the one connection's mutex already runs transactions one at a time.
+ * In this process the one connection's mutex already runs transactions one at a time. The driver
+ * also counts who holds the connection or waits for it, so db/direct.ts knows when it is free.
  */
 class ImmediateSqliteDialect extends SqliteDialect {
 	readonly #config: SqliteDialectConfig;
+	/** The driver Kysely made (one per Kysely instance), for db/direct.ts's `idle()`. */
+	driver: ImmediateSqliteDriver | undefined;
 	constructor(config: SqliteDialectConfig) {
 		super(config);
 		this.#config = config;
 	}
 	override createDriver(): Driver {
-		return new ImmediateSqliteDriver(this.#config);
+		this.driver = new ImmediateSqliteDriver(this.#config);
+		return this.driver;
 	}
 }
 
 class ImmediateSqliteDriver extends SqliteDriver {
+	/** Queries and transactions holding the connection or waiting for it (db/direct.ts). */
+	#holders = 0;
+
+	idle(): boolean {
+		return this.#holders === 0;
+	}
+
+	override async acquireConnection(): Promise<DatabaseConnection> {
+		this.#holders++;
+		try {
+			return await super.acquireConnection();
+		} catch (err) {
+			this.#holders--;
+			throw err;
+		}
+	}
+
+	override async releaseConnection(): Promise<void> {
+		this.#holders--;
+		await super.releaseConnection();
+	}
+
 	override async beginTransaction(connection: DatabaseConnection): Promise<void> {
 		await connection.executeQuery(CompiledQuery.raw("begin immediate"));
 	}

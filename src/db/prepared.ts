@@ -3,9 +3,12 @@
 // executed later with the placeholder positions filled in; nothing but parameters ever changes, so
 // the SQL text is identical on every call and the SQLite statement cache (db/index.ts) reuses one
 // prepared statement for it. On PostgreSQL the same text runs as a named prepared statement
-// (`namedStatement`, used by db/index.ts): parsed and planned once per pooled connection.
+// (`namedStatement`, used by db/index.ts): parsed and planned once per pooled connection. On SQLite,
+// a query given the root handle while nothing else holds the connection skips Kysely's executor
+// (db/direct.ts): the same statement, run at once.
 import crypto from "node:crypto";
 import type { Compilable, CompiledQuery, Kysely } from "kysely";
+import { type SqliteDirect, sqliteDirect } from "./direct.ts";
 
 /** SQL text of every prepared query → its statement name (a digest of the text, so stable). */
 const names = new Map<string, string>();
@@ -31,24 +34,74 @@ export function param(name: string): any {
 
 export type Prepared<P extends Record<string, unknown>, R> = (db: Kysely<never>, params: P) => Promise<R[]>;
 
+/** A compiled query: called with a handle it runs there; `sync` runs it inside a direct transaction. */
+export interface PreparedQuery<P extends Record<string, unknown>, R> {
+	(db: { executeQuery: Kysely<unknown>["executeQuery"] }, params: P): Promise<R[]>;
+	/** Runs it now on SQLite's connection, for a caller inside `SqliteDirect.transaction`. */
+	sync(direct: SqliteDirect, params: P): R[];
+}
+
 /** Compiles `query` now; the returned function runs it with `params` in place of each `param(name)`. */
-export function prepare<P extends Record<string, unknown>, R>(
-	query: Compilable<R>,
-): (db: { executeQuery: Kysely<unknown>["executeQuery"] }, params: P) => Promise<R[]> {
+export function prepare<P extends Record<string, unknown>, R>(query: Compilable<R>): PreparedQuery<P, R> {
 	const compiled = query.compile();
 	const slots = compiled.parameters.map((value) =>
 		typeof value === "string" && value.startsWith(MARK) ? value.slice(MARK.length) : undefined,
 	);
 	if (!slots.some((s) => s !== undefined)) throw new Error("prepare: the query has no param()");
 	nameStatement(compiled.sql);
-	return async (db, params) => {
-		const parameters = slots.map((name, i) => {
+	const bind = (params: P) =>
+		slots.map((name, i) => {
 			if (name === undefined) return compiled.parameters[i];
 			if (!Object.hasOwn(params, name)) throw new Error(`prepare: missing parameter ${name}`);
 			return params[name];
 		});
-		const run: CompiledQuery<R> = { ...compiled, parameters };
-		const result = await db.executeQuery(run);
+	const run = async (db: { executeQuery: Kysely<unknown>["executeQuery"] }, params: P): Promise<R[]> => {
+		const parameters = bind(params);
+		const direct = sqliteDirect(db);
+		if (direct?.idle()) return direct.all<R>(compiled.sql, parameters);
+		const query: CompiledQuery<R> = { ...compiled, parameters };
+		const result = await db.executeQuery(query);
 		return result.rows as R[];
 	};
+	return Object.assign(run, {
+		sync: (direct: SqliteDirect, params: P) => direct.all<R>(compiled.sql, bind(params)),
+	});
+}
+
+/** One statement of an atomic sequence (`runSteps`): a compiled query and its parameters. */
+// biome-ignore lint/suspicious/noExplicitAny: a sequence mixes queries of every parameter and row type
+export type Step = readonly [PreparedQuery<any, unknown>, Record<string, unknown>];
+/** A sequence of statements that sees each one's rows before it picks the next. */
+export type Steps<T> = Generator<Step, T, unknown[]>;
+
+/** Inside a `Steps` generator: `const rows = yield* step(query, params)`. */
+export function* step<P extends Record<string, unknown>, R>(
+	query: PreparedQuery<P, R>,
+	params: P,
+): Generator<Step, R[], unknown[]> {
+	return (yield [query, params]) as R[];
+}
+
+/**
+ * Runs a sequence of compiled statements as one transaction. On SQLite's root handle it runs
+ * synchronously in one direct `BEGIN IMMEDIATE` transaction (db/direct.ts); on any other handle (a
+ * transaction already, a handle with plugins, PostgreSQL) statement by statement in a Kysely one.
+ */
+export async function runSteps<DB, T>(db: Kysely<DB>, steps: () => Steps<T>): Promise<T> {
+	const direct = sqliteDirect(db);
+	if (direct) {
+		return direct.write(() => {
+			const it = steps();
+			let next = it.next();
+			while (!next.done) next = it.next(next.value[0].sync(direct, next.value[1]));
+			return next.value;
+		});
+	}
+	const run = async (handle: Kysely<DB>) => {
+		const it = steps();
+		let next = it.next();
+		while (!next.done) next = it.next(await next.value[0](handle, next.value[1]));
+		return next.value;
+	};
+	return db.isTransaction ? run(db) : db.transaction().execute(run);
 }
