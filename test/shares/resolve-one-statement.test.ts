@@ -1,9 +1,9 @@
-// The resolve of an ungated share in one statement on PostgreSQL (`resolveOpen`): the view, its
-// read-log row and the granted records and sections in one round trip. Checked three ways: each of
-// its guards alone leaves the share to the gates (no row, nothing written); what it answers equals
-// what the gates' path answers for the same share (sections, aliases, hidden records, files,
-// watermark); and it is one statement, counted at the database handle. SQLite has no such
-// statement and keeps the gates' path.
+// The resolve of an ungated share at once (`resolveOpen`): the view, its read-log row and the
+// granted records and sections in one statement on PostgreSQL (one round trip) and in one
+// transaction on SQLite (synchronous on the app's handle, db/direct.ts). Checked three ways: each
+// of its guards alone leaves the share to the gates (no row, nothing written); what it answers
+// equals what the gates' path answers for the same share (sections, aliases, hidden records, files,
+// watermark); and how many statements it runs, counted at the database handle.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { KyselyPlugin } from "kysely";
@@ -61,54 +61,76 @@ describe(`the resolve in one statement (${dialect})`, () => {
 			).n,
 		);
 
-	test("SQLite has no one-statement resolve; PostgreSQL has", () => {
-		const q = publicQueries(t.app.store.db);
-		assert.equal(q.resolveOpen !== undefined, dialect === "postgres");
+	describe("each guard alone leaves the share to the gates: no row, no view, no read", () => {
+		const guards: [string, Partial<LinkTable>][] = [
+			["paused", { status: "paused" }],
+			["revoked", { status: "revoked" }],
+			["expired status", { status: "expired" }],
+			["a password", { password_hash: "scrypt$x" }],
+			["a handshake", { require_handshake: 1 }],
+			["the cap reached", { max_views: 2, view_count: 2 }],
+			["past its expiry", { expires_at: NOW - 1 }],
+			["expiring this very millisecond", { expires_at: NOW }],
+		];
+		for (const [name, row] of guards) {
+			test(name, async () => {
+				const link = await createLink(t.app, a, {});
+				await t.app.store.db.updateTable("links").set(row).where("id", "=", link.id).execute();
+				const q = publicQueries(t.app.store.db);
+				const rows = await q.resolveOpen(t.app.store.db, { slug: link.slug, now: NOW, readId: newId() });
+				assert.deepEqual(rows, []);
+				const stored = await t.app.store.db
+					.selectFrom("links")
+					.select("view_count")
+					.where("id", "=", link.id)
+					.executeTakeFirstOrThrow();
+				assert.equal(stored.view_count, row.view_count ?? 0);
+				assert.equal(await reads(link.id), 0);
+			});
+		}
+		test("an open share under its cap and before its expiry is taken", async () => {
+			const link = await createLink(t.app, a, {});
+			await t.app.store.db
+				.updateTable("links")
+				.set({ max_views: 2, view_count: 1, expires_at: NOW + 1 })
+				.where("id", "=", link.id)
+				.execute();
+			const q = publicQueries(t.app.store.db);
+			const [row] =
+				(await q.resolveOpen?.(t.app.store.db, { slug: link.slug, now: NOW, readId: newId() })) ?? [];
+			assert.equal(row?.view_count, 2);
+			assert.equal(row?.status, "expired", "the view that reaches the cap expires the share");
+			const stored = await t.app.store.db
+				.selectFrom("links")
+				.select(["view_count", "status"])
+				.where("id", "=", link.id)
+				.executeTakeFirstOrThrow();
+			assert.deepEqual(stored, { view_count: 2, status: "expired" });
+			assert.equal(await reads(link.id), 1);
+		});
 	});
 
-	// PostgreSQL only: SQLite has no such statement (checked above).
-	if (dialect === "postgres")
-		describe("each guard alone leaves the share to the gates: no row, no view, no read", () => {
-			const guards: [string, Partial<LinkTable>][] = [
-				["paused", { status: "paused" }],
-				["revoked", { status: "revoked" }],
-				["expired status", { status: "expired" }],
-				["a password", { password_hash: "scrypt$x" }],
-				["a handshake", { require_handshake: 1 }],
-				["the cap reached", { max_views: 2, view_count: 2 }],
-				["past its expiry", { expires_at: NOW - 1 }],
-				["expiring this very millisecond", { expires_at: NOW }],
-			];
-			for (const [name, row] of guards) {
-				test(name, async () => {
-					const link = await createLink(t.app, a, {});
-					await t.app.store.db.updateTable("links").set(row).where("id", "=", link.id).execute();
-					const q = publicQueries(t.app.store.db);
-					const rows = await q.resolveOpen?.(t.app.store.db, { slug: link.slug, now: NOW, readId: newId() });
-					assert.deepEqual(rows, []);
-					const stored = await t.app.store.db
-						.selectFrom("links")
-						.select("view_count")
-						.where("id", "=", link.id)
-						.executeTakeFirstOrThrow();
-					assert.equal(stored.view_count, row.view_count ?? 0);
-					assert.equal(await reads(link.id), 0);
+	if (dialect === "sqlite")
+		test("SQLite: a resolve while a transaction holds the connection waits for it, then reads what it committed", async () => {
+			const v = await createValue(t.app, a, { key: `k${newId().slice(0, 6)}`, value: "before" });
+			const link = await createLink(t.app, a, { records: [v.id] });
+			const ctx = sharesContext(t.app.store.db, serverClaim(t.app.config, t.app.rootKey.fingerprint));
+			const order: string[] = [];
+			let pending: ReturnType<typeof resolve> | undefined;
+			await t.app.store.db.transaction().execute(async (trx) => {
+				await trx.updateTable("records").set({ value: "after" }).where("id", "=", v.id).execute();
+				pending = resolve(ctx, link.slug, {}, NOW).then((answer) => {
+					order.push("resolved");
+					return answer;
 				});
-			}
-			test("an open share under its cap and before its expiry is taken", async () => {
-				const link = await createLink(t.app, a, {});
-				await t.app.store.db
-					.updateTable("links")
-					.set({ max_views: 2, view_count: 1, expires_at: NOW + 1 })
-					.where("id", "=", link.id)
-					.execute();
-				const q = publicQueries(t.app.store.db);
-				const [row] =
-					(await q.resolveOpen?.(t.app.store.db, { slug: link.slug, now: NOW, readId: newId() })) ?? [];
-				assert.equal(row?.view_count, 2);
-				assert.equal(row?.status, "expired", "the view that reaches the cap expires the share");
-				assert.equal(await reads(link.id), 1);
+				await new Promise((r) => setTimeout(r, 30));
+				order.push("committing");
 			});
+			const answer = await pending;
+			assert.deepEqual(order, ["committing", "resolved"]);
+			assert.equal(answer?.records[0]?.value, "after");
+			assert.equal(answer?.viewCount, 1);
+			assert.equal(await reads(link.id), 1);
 		});
 
 	test("answers what the gates' path answers: sections in order, aliases, hidden records, files, watermark", async () => {
@@ -159,10 +181,12 @@ describe(`the resolve in one statement (${dialect})`, () => {
 			[later.id, first.id],
 		);
 		assert.equal(typeof fast.archiveToken, "string");
-		// One statement for the view, the read and the grants; then one token per file and the archive's.
+		// PostgreSQL: one statement for the view, the read and the grants. SQLite, on a handle with a
+		// plugin (so through Kysely, in one transaction): the share, the view, its read, the records
+		// and the sections. Then one token per file and the archive's.
 		const files = fast.records.filter((r) => r.type === "file").length;
 		assert.equal(files, 1);
-		assert.equal(fastStatements, dialect === "postgres" ? 1 + files + 1 : 4 + files + 1);
+		assert.equal(fastStatements, dialect === "postgres" ? 1 + files + 1 : 5 + files + 1);
 		assert.equal(await reads(link.id), 2);
 	});
 

@@ -59,21 +59,20 @@ export interface ResolveInput extends GateInput {
 
 /**
  * Passes the gates, takes one view, and reads what the share grants now (`POST /api/public/links/{slug}`).
- * On PostgreSQL an active share with no password and no handshake is read in one statement
- * (`resolveOpen`); anything it does not take (gone, paused, spent, expired, gated) goes through the
- * gates one by one, which refuse it with the right code or admit it.
+ * An active share with no password and no handshake is read at once (`resolveOpen`: one statement
+ * on PostgreSQL, one synchronous transaction on SQLite); anything it does not take (gone, paused,
+ * spent, expired, gated) goes through the gates one by one, which refuse it with the right code or
+ * admit it.
  */
 export async function resolve(ctx: SharesContext, slug: string, input: ResolveInput, now: number) {
-	if (ctx.q.resolveOpen) {
-		const [open] = await ctx.q.resolveOpen(ctx.db, { slug, now, readId: newId() });
-		if (open) {
-			if (open.status === "expired") {
-				// This view reached the cap and expired the share in the same statement.
-				await runLinkStatus(ctx.hooks, ctx.db, { link: open.id, from: "active", to: "expired" }, now);
-			}
-			const granted = orderGrants(open.records, open.sections);
-			return answer(ctx, open, granted, { reader: undefined, view: open.view_count }, now);
+	const [open] = await ctx.q.resolveOpen(ctx.db, { slug, now, readId: newId() });
+	if (open) {
+		if (open.status === "expired") {
+			// This view reached the cap and expired the share with it.
+			await runLinkStatus(ctx.hooks, ctx.db, { link: open.id, from: "active", to: "expired" }, now);
 		}
+		const granted = orderGrants(open.records, open.sections);
+		return answer(ctx, open, granted, { reader: undefined, view: open.view_count }, now);
 	}
 	return resolveLink(ctx, await findBySlug(ctx, slug), input, now, "api");
 }
