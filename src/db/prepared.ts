@@ -32,8 +32,6 @@ export function param(name: string): any {
 	return `${MARK}${name}`;
 }
 
-export type Prepared<P extends Record<string, unknown>, R> = (db: Kysely<never>, params: P) => Promise<R[]>;
-
 /** A compiled query: called with a handle it runs there; `sync` runs it inside a direct transaction. */
 export interface PreparedQuery<P extends Record<string, unknown>, R> {
 	(db: { executeQuery: Kysely<unknown>["executeQuery"] }, params: P): Promise<R[]>;

@@ -29,18 +29,23 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 		// SQLite only (it has no writes inside WITH): a read that takes a view is inserted from the
 		// takeable link and this trigger takes the view in the same statement. PostgreSQL does the
 		// conditional UPDATE and the INSERT in one WITH (shares/public-queries.ts).
-		await sql`
-			create trigger link_reads_take_view after insert on link_reads
-			when new.kind in ('api', 'page', 'addressbook')
-			begin
-				update links set
-					view_count = view_count + 1,
-					status = case when max_views is not null and view_count + 1 >= max_views then 'expired' else status end
-				where id = new.link;
-			end`.execute(db);
+		await createTakeViewTrigger(db);
 	}
 	// A file or archive token remembers who resolved, for the read its spending records.
 	await db.schema.alterTable("link_tokens").addColumn("reader", "varchar(64)").execute();
+}
+
+/** The trigger, also recreated by 0020's `down`. */
+export async function createTakeViewTrigger(db: Kysely<unknown>): Promise<void> {
+	await sql`
+		create trigger link_reads_take_view after insert on link_reads
+		when new.kind in ('api', 'page', 'addressbook')
+		begin
+			update links set
+				view_count = view_count + 1,
+				status = case when max_views is not null and view_count + 1 >= max_views then 'expired' else status end
+			where id = new.link;
+		end`.execute(db);
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

@@ -1,4 +1,5 @@
 import { type Kysely, PostgresAdapter, sql } from "kysely";
+import { createTakeViewTrigger } from "./0011-link-reads.ts";
 
 // SQLite: a view is no longer taken by the trigger `link_reads_take_view` (0011). A statement that
 // fires a trigger writing the table its own SELECT reads cost the view about 28 µs more than the
@@ -11,13 +12,5 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
 export async function down(db: Kysely<unknown>): Promise<void> {
 	if (db.getExecutor().adapter instanceof PostgresAdapter) return;
-	await sql`
-		create trigger link_reads_take_view after insert on link_reads
-		when new.kind in ('api', 'page', 'addressbook')
-		begin
-			update links set
-				view_count = view_count + 1,
-				status = case when max_views is not null and view_count + 1 >= max_views then 'expired' else status end
-			where id = new.link;
-		end`.execute(db);
+	await createTakeViewTrigger(db);
 }

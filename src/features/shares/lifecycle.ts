@@ -7,7 +7,7 @@ import { AppError } from "../../http/errors.ts";
 import { newId, randomToken } from "../../lib/crypto.ts";
 import { createNotification } from "../notifications/service.ts";
 import { type GrantHooks, runLinkStatus } from "./grant-hooks.ts";
-import { type PublicQueries, publicQueries } from "./public-queries.ts";
+import { capReached, type PublicQueries, publicQueries } from "./public-queries.ts";
 import * as store from "./store.ts";
 
 export type LinkStatus = LinkTable["status"];
@@ -63,8 +63,7 @@ export function effectiveStatus(
 ): LinkStatus {
 	if (link.status !== "active") return link.status;
 	const pastExpiry = link.expires_at !== null && link.expires_at <= now;
-	const capReached = link.max_views !== null && link.view_count >= link.max_views;
-	return pastExpiry || capReached ? "expired" : "active";
+	return pastExpiry || capReached(link) ? "expired" : "active";
 }
 
 export function isWatermarked(link: Pick<LinkTable, "stamp" | "purpose">): boolean {

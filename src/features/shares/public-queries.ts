@@ -58,6 +58,11 @@ export interface OpenResolveRow {
 	sections: GrantedSectionRow[];
 }
 
+/** Whether a share's views reached its cap (the view that does so expires it). */
+export function capReached(link: Pick<LinkTable, "max_views" | "view_count">): boolean {
+	return link.max_views !== null && link.view_count >= link.max_views;
+}
+
 /** A placeholder (`param`) or a column of an enclosing query, compared against. */
 // biome-ignore lint/suspicious/noExplicitAny: both stand for a value of the compared column's type
 type Operand = any;
@@ -227,9 +232,9 @@ function compilePublicQueries(db: Kysely<Database>) {
 	function* takeViewSteps(p: ViewParams): Steps<TakenView | undefined> {
 		const [counted] = yield* step(countView, p);
 		if (!counted) return undefined;
-		const { workspace, view_count, max_views } = counted;
+		const { workspace, view_count } = counted;
 		yield* step(insertRead, { ...p, workspace, view: view_count, record: null });
-		const spent = max_views !== null && view_count >= max_views;
+		const spent = capReached(counted);
 		if (spent) yield* step(expireSpent, { id: p.id });
 		return { view_count, status: spent ? "expired" : "active" };
 	}
