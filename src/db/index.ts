@@ -19,7 +19,7 @@ import {
 } from "kysely";
 import type pg from "pg";
 import type { Config } from "../config.ts";
-import { registerSqliteDirect } from "./direct.ts";
+import { groupCommit, registerSqliteDirect } from "./direct.ts";
 import { migrateToLatest } from "./migrate.ts";
 import { namedStatement } from "./prepared.ts";
 import type { Database } from "./schema.ts";
@@ -89,9 +89,7 @@ function openSqlite(config: DbConfig): Store {
 	const statements = statementCache(conn);
 	const dialect = new ImmediateSqliteDialect({ database: statements });
 	const db = new Kysely<Database>({ dialect });
-	const immediate = conn.transaction((fn: () => unknown) => fn()).immediate;
 	const idle = () => dialect.driver?.idle() ?? false;
-	const transaction = <T>(fn: () => T) => immediate(fn) as T;
 	registerSqliteDirect(db, {
 		idle,
 		all: <R>(text: string, parameters: readonly unknown[]) => {
@@ -100,9 +98,7 @@ function openSqlite(config: DbConfig): Store {
 			statement.run(parameters);
 			return [];
 		},
-		transaction,
-		// Holding the connection Kysely lends, nothing else runs on it until the callback ends.
-		write: async (fn) => (idle() ? transaction(fn) : db.connection().execute(async () => transaction(fn))),
+		write: groupCommit(conn, idle, (run) => db.connection().execute(async () => run())),
 	});
 	return {
 		db,

@@ -82,7 +82,8 @@ export function* step<P extends Record<string, unknown>, R>(
 
 /**
  * Runs a sequence of compiled statements as one transaction. On SQLite's root handle it runs
- * synchronously in one direct `BEGIN IMMEDIATE` transaction (db/direct.ts); on any other handle (a
+ * synchronously, in its own savepoint of the direct `BEGIN IMMEDIATE` transaction it shares with
+ * the other writes of this event-loop round (db/direct.ts, `groupCommit`); on any other handle (a
  * transaction already, a handle with plugins, PostgreSQL) statement by statement in a Kysely one.
  */
 export async function runSteps<DB, T>(db: Kysely<DB>, steps: () => Steps<T>): Promise<T> {

@@ -110,6 +110,26 @@ describe(`the resolve in one statement (${dialect})`, () => {
 		});
 	});
 
+	test("ten resolves at once of a share capped at three: three views, seven refusals, three reads", async () => {
+		// On SQLite the ten are asked for in one event-loop round, so they share one group commit.
+		const v = await createValue(t.app, a, { key: `k${newId().slice(0, 6)}`, value: "capped" });
+		const link = await createLink(t.app, a, { records: [v.id], maxViews: 3 });
+		const ctx = sharesContext(t.app.store.db, serverClaim(t.app.config, t.app.rootKey.fingerprint));
+		const outcomes = await Promise.allSettled(
+			Array.from({ length: 10 }, () => resolve(ctx, link.slug, {}, NOW)),
+		);
+		const views = outcomes.flatMap((o) => (o.status === "fulfilled" ? [o.value.viewCount] : []));
+		assert.deepEqual(
+			views.sort((x, y) => x - y),
+			[1, 2, 3],
+		);
+		for (const o of outcomes.filter((o) => o.status === "rejected"))
+			assert.equal((o as PromiseRejectedResult).reason.code, "link_expired");
+		assert.equal(await reads(link.id), 3);
+		const stored = await findBySlug(ctx, link.slug);
+		assert.deepEqual([stored.view_count, stored.status], [3, "expired"]);
+	});
+
 	if (dialect === "sqlite")
 		test("SQLite: a resolve while a transaction holds the connection waits for it, then reads what it committed", async () => {
 			const v = await createValue(t.app, a, { key: `k${newId().slice(0, 6)}`, value: "before" });

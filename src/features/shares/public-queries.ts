@@ -369,9 +369,10 @@ function compilePublicQueries(db: Kysely<Database>) {
 					]),
 			)
 		: undefined;
-	// SQLite: the share, its view and what it grants in one transaction, on the app's handle one
-	// synchronous `BEGIN IMMEDIATE` with no await between (db/direct.ts): about 25 µs where the four
-	// statements through Kysely took 50.
+	// SQLite: the share, its view and what it grants in one transaction, on the app's handle
+	// synchronously with no await between, in the group commit of its event-loop round
+	// (db/direct.ts): about 25 µs where the four statements through Kysely took 50, and the commit
+	// shared.
 	function* resolveOpenSteps(p: { slug: string; now: number; readId: string }): Steps<OpenResolveRow[]> {
 		const [link] = yield* step(linkBySlug, { slug: p.slug });
 		if (!link || link.password_hash !== null || link.require_handshake !== 0) return [];
