@@ -46,6 +46,25 @@ describe("per-route rate limits", () => {
 		assert.equal(other.statusCode, 200);
 	});
 
+	test("IPv6 clients are counted by their /64; IPv4-mapped addresses as IPv4", async (t) => {
+		const h = await makeApp({}, { extend: limited("/t/limited-v6") });
+		t.after(() => h.close());
+		const get = (remoteAddress: string) =>
+			h.app.inject({ method: "GET", url: "/t/limited-v6", remoteAddress });
+		// Three addresses of one /64: one counter, so the third is refused.
+		assert.equal((await get("2001:db8:1:2::1")).statusCode, 200);
+		assert.equal((await get("2001:db8:1:2:ffff::7")).statusCode, 200);
+		const third = await get("2001:db8:1:2:abcd:1:2:3");
+		assert.equal(third.statusCode, 429);
+		assert.equal(third.json().code, "rate_limited");
+		// The next /64 is another client.
+		assert.equal((await get("2001:db8:1:3::1")).statusCode, 200);
+		// An IPv4-mapped address and the IPv4 address are one client.
+		assert.equal((await get("::ffff:192.0.2.9")).statusCode, 200);
+		assert.equal((await get("192.0.2.9")).statusCode, 200);
+		assert.equal((await get("::ffff:192.0.2.9")).statusCode, 429);
+	});
+
 	test("routes without a declared limit are not limited", async (t) => {
 		const h = await makeApp();
 		t.after(() => h.close());
