@@ -32,10 +32,10 @@ export function param(name: string): any {
 	return `${MARK}${name}`;
 }
 
-/** A compiled query: called with a handle it runs there; `sync` runs it inside a direct transaction. */
+/** A compiled query: called with a handle it runs there; `sync` runs it inside a direct write. */
 export interface PreparedQuery<P extends Record<string, unknown>, R> {
 	(db: { executeQuery: Kysely<unknown>["executeQuery"] }, params: P): Promise<R[]>;
-	/** Runs it now on SQLite's connection, for a caller inside `SqliteDirect.transaction`. */
+	/** Runs it now on SQLite's connection, for a caller inside `SqliteDirect.write` (`runSteps`). */
 	sync(direct: SqliteDirect, params: P): R[];
 }
 
