@@ -65,6 +65,52 @@ describe("per-route rate limits", () => {
 		assert.equal((await get("::ffff:192.0.2.9")).statusCode, 429);
 	});
 
+	test("every counted answer carries X-RateLimit-*; the window ends and counting starts again", async (t) => {
+		let now = Date.parse("2026-11-25T12:00:00Z");
+		const h = await makeApp({}, { extend: limited("/t/window"), clock: { now: () => now } });
+		t.after(() => h.close());
+		const get = () => h.app.inject({ method: "GET", url: "/t/window", remoteAddress: "203.0.113.20" });
+		const first = await get();
+		assert.equal(first.statusCode, 200);
+		assert.equal(first.headers["x-ratelimit-limit"], "2");
+		assert.equal(first.headers["x-ratelimit-remaining"], "1");
+		assert.equal(first.headers["x-ratelimit-reset"], "60");
+		assert.equal(first.headers["retry-after"], undefined);
+		now += 15_000;
+		const second = await get();
+		assert.equal(second.headers["x-ratelimit-remaining"], "0");
+		assert.equal(second.headers["x-ratelimit-reset"], "45");
+		now += 30_000;
+		const refused = await get();
+		assert.equal(refused.statusCode, 429);
+		assert.equal(refused.headers["x-ratelimit-remaining"], "0");
+		assert.equal(refused.headers["retry-after"], "15");
+		assert.match(refused.json().detail, /retry in 15 s/);
+		// The window opened at the first request ends a minute after it, not after the refusal.
+		now += 15_000;
+		const again = await get();
+		assert.equal(again.statusCode, 200);
+		assert.equal(again.headers["x-ratelimit-remaining"], "1");
+	});
+
+	test("a route's limit holds on its HEAD twin and counts apart from other routes", async (t) => {
+		const h = await makeApp(
+			{},
+			{
+				extend: async (app) => {
+					await limited("/t/one")(app);
+					await limited("/t/two")(app);
+				},
+			},
+		);
+		t.after(() => h.close());
+		const get = (url: string) => h.app.inject({ method: "GET", url, remoteAddress: "203.0.113.30" });
+		assert.equal((await get("/t/one")).statusCode, 200);
+		assert.equal((await get("/t/one")).statusCode, 200);
+		assert.equal((await get("/t/one")).statusCode, 429);
+		assert.equal((await get("/t/two")).statusCode, 200);
+	});
+
 	test("routes without a declared limit are not limited", async (t) => {
 		const h = await makeApp();
 		t.after(() => h.close());
@@ -95,10 +141,55 @@ describe("per-route rate limits", () => {
 		assert.equal(third.json().code, "rate_limited");
 	});
 
+	test("with REDIS_URL unreachable a limited route answers 503 service_unavailable, not 500", async (t) => {
+		// Port 9 (discard) on loopback: nothing listens, so every connection is refused at once.
+		const h = await makeApp({ redisUrl: "redis://127.0.0.1:9" }, { extend: limited("/t/no-redis") });
+		t.after(() => h.close());
+		const res = await h.app.inject({ method: "GET", url: "/t/no-redis", remoteAddress: "203.0.113.40" });
+		assert.equal(res.statusCode, 503);
+		assert.equal(res.json().code, "service_unavailable");
+		// A route without a limit does not need Redis.
+		assert.equal((await h.app.inject({ method: "GET", url: "/api/permissions" })).statusCode, 200);
+	});
+
 	test("RATELIMIT_CONNECT_REQUESTS sets the connect-token limit", async () => {
 		const { rateLimits } = await import("../../src/http/rate-limit.ts");
 		const { loadConfig } = await import("../../src/config.ts");
 		assert.equal(rateLimits(loadConfig({})).connectToken.max, 60);
 		assert.equal(rateLimits(loadConfig({ RATELIMIT_CONNECT_REQUESTS: "7" })).connectToken.max, 7);
+	});
+});
+
+describe("rate-limit counting", () => {
+	test("clientKey: IPv4 as written, IPv6 by its /64 in one spelling, IPv4-mapped as IPv4", async () => {
+		const { clientKey } = await import("../../src/http/rate-limit.ts");
+		assert.equal(clientKey("192.0.2.1"), "192.0.2.1");
+		assert.equal(clientKey("2001:db8:1:2::1"), clientKey("2001:0DB8:0001:0002:ffff:0:0:7"));
+		assert.notEqual(clientKey("2001:db8:1:2::1"), clientKey("2001:db8:1:3::1"));
+		assert.equal(clientKey("::ffff:192.0.2.9"), "192.0.2.9");
+		// Not an address (whatever a proxy passed on): counted as written, never a thrown error.
+		assert.equal(clientKey("Not:An:Address"), "not:an:address");
+	});
+
+	test("MemoryCounter: the clients seen last keep their windows; older ones are dropped", async () => {
+		const { MemoryCounter } = await import("../../src/http/rate-limit.ts");
+		const counter = new MemoryCounter(60_000, 2);
+		assert.deepEqual(counter.count("a", 0), { current: 1, ttl: 60_000 });
+		assert.deepEqual(counter.count("a", 10_000), { current: 2, ttl: 50_000 });
+		counter.count("b", 20_000);
+		// c finds the current generation full (a, b): it starts the next one; a and b are kept.
+		counter.count("c", 30_000);
+		assert.equal(counter.size, 3);
+		// a is seen again: its window goes on (and it moves to the current generation, beside c).
+		assert.deepEqual(counter.count("a", 30_000), { current: 3, ttl: 30_000 });
+		// d: the current generation (c, a) is full, so b, not seen since, is dropped.
+		counter.count("d", 40_000);
+		assert.equal(counter.size, 3);
+		assert.deepEqual(counter.count("b", 40_000), { current: 1, ttl: 60_000 });
+		// A window that ended is counted afresh from the request that finds it ended.
+		assert.deepEqual(counter.count("a", 60_000), { current: 1, ttl: 60_000 });
+		// Never more than twice the bound, however many clients come.
+		for (let i = 0; i < 100; i++) counter.count(`client-${i}`, 61_000);
+		assert.ok(counter.size <= 4, `size ${counter.size}`);
 	});
 });
