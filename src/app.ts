@@ -35,6 +35,7 @@ import { createWorkspaceHooks } from "./features/workspaces/hooks.ts";
 import { workspaceRoutes } from "./features/workspaces/routes.ts";
 import { authPlugin } from "./http/auth.ts";
 import { registerJsonBody } from "./http/json-body.ts";
+import { lazyChildLogger } from "./http/lazy-logger.ts";
 import { type Metrics, registerMetrics } from "./http/metrics.ts";
 import { frameworkProblem, registerProblemHandlers } from "./http/problem.ts";
 import { type RateLimits, rateLimits, registerRateLimit } from "./http/rate-limit.ts";
@@ -103,6 +104,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
 		trustProxy: config.trustProxy,
 		bodyLimit: config.bodyLimit,
 		genReqId: requestId,
+		childLoggerFactory: lazyChildLogger,
 		return503OnClosing: true,
 		frameworkErrors: frameworkProblem,
 		forceCloseConnections: "idle",

@@ -144,5 +144,7 @@ describe("errors are problem+json with a code, never a 500 for input", () => {
 		const line = logs.find((l) => l.includes(id));
 		assert.ok(line, "the error is logged with the request id");
 		assert.match(line, /secret database detail/);
+		// The id is the request logger's binding (made on its first line: http/lazy-logger.ts).
+		assert.equal(JSON.parse(line).reqId, id);
 	});
 });
