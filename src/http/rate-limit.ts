@@ -9,7 +9,7 @@
 // window per route and client, the client an IPv6 /64 or an IPv4 address, the same Redis script and
 // key layout (so counters carry over), and `X-RateLimit-Limit`, `-Remaining`, `-Reset` and
 // `Retry-After`.
-import type { FastifyInstance, onRequestHookHandler } from "fastify";
+import type { FastifyBaseLogger, FastifyInstance, onRequestHookHandler } from "fastify";
 import type { Redis } from "ioredis";
 import { Address6 } from "ip-address";
 import type { Config } from "../config.ts";
@@ -152,11 +152,17 @@ class RedisCounter implements Counter {
 		readonly redis: RateLimitRedis,
 		readonly prefix: string,
 		readonly timeWindow: number,
+		readonly log: FastifyBaseLogger,
 	) {}
 
 	incr(key: string, _now: number, done: (err: Error | null, count?: Count) => void): void {
 		this.redis.svcRateLimit(this.prefix + key, this.timeWindow, (err, result) => {
-			if (err || !result) done(err ?? new Error("the rate-limit script answered nothing"));
+			if (err || !result) {
+				// While Redis is away its client has said so once (registerRateLimit); a failure
+				// with Redis there is news each time.
+				if (this.redis.status === "ready") this.log.error({ err }, "rate-limit count failed");
+				done(err ?? new Error("the rate-limit script answered nothing"));
+			}
 			// A key Redis lost the expiry of (PTTL -1) ends its window now rather than never.
 			else done(null, { current: result[0], ttl: Math.max(result[1], 0) });
 		});
@@ -184,7 +190,6 @@ function limiter(counter: Counter, limit: Limit, clock: Clock): onRequestHookHan
 	return (request, reply, done) => {
 		counter.incr(clientKey(request.ip), clock.now(), (err, count) => {
 			if (err || !count) {
-				request.log.error({ err }, "rate-limit counter unreachable");
 				return done(
 					new AppError("service_unavailable", "Rate limits cannot be counted right now; retry later"),
 				);
@@ -228,7 +233,7 @@ export async function registerRateLimit(app: FastifyInstance, config: Config): P
 		if (!limit) return;
 		// The plugin's key layout: a route's counters under its method and path.
 		const counter = redis
-			? new RedisCounter(redis, `svc-rl:${route.method}${route.url}-`, limit.timeWindow)
+			? new RedisCounter(redis, `svc-rl:${route.method}${route.url}-`, limit.timeWindow, app.log)
 			: new MemoryCounter(limit.timeWindow);
 		const hooks = route.onRequest ? [route.onRequest].flat() : [];
 		route.onRequest = [...hooks, limiter(counter, limit, app.clock)];
