@@ -627,6 +627,56 @@ describe("the status list", () => {
 		assert.equal(statusBit(list.status_list.lst, kept.idx), 0);
 	});
 
+	test("one signed list is handed out until a position is added, a bit is set or five minutes pass", async () => {
+		const real = t.app.clock.now;
+		const at = real();
+		t.app.clock.now = () => at;
+		try {
+			const get = async () => {
+				const res = await t.app.inject({
+					method: "GET",
+					url: "/api/attestations/status",
+					remoteAddress: nextIp(),
+				});
+				assert.equal(res.statusCode, 200, res.body);
+				return res.body;
+			};
+			const first = await get();
+			assert.equal(await get(), first, "nothing changed: the same list, not signed again");
+
+			const made = await offer({});
+			const res = await claim(String(made.headers["x-attestation-token"]), await holder());
+			assert.equal(res.statusCode, 200, res.body);
+			const { idx } = (
+				(await readCredential(res.json().credential)).payload.status as {
+					status_list: { idx: number };
+				}
+			).status_list;
+			const added = await get();
+			assert.notEqual(added, first, "a position was added");
+			assert.equal(await get(), added);
+
+			const revoke = await t.app.inject({
+				method: "PATCH",
+				url: `${C}/${made.json().id}`,
+				headers: admin.headers,
+				payload: { status: "revoked" },
+			});
+			assert.equal(revoke.statusCode, 200, revoke.body);
+			const set = await get();
+			assert.notEqual(set, added, "a bit was set");
+			assert.equal(statusBit((await statusList()).status_list.lst, idx), 1);
+
+			// Five minutes on: the same bits, signed again with a later iat.
+			t.app.clock.now = () => at + 300_000;
+			const later = await statusList();
+			assert.equal(later.iat, Math.floor((at + 300_000) / 1000));
+			assert.equal(statusBit(later.status_list.lst, idx), 1);
+		} finally {
+			t.app.clock.now = real;
+		}
+	});
+
 	test("deleting the issuer's account revokes what it issued in a workspace it leaves behind", async () => {
 		const owner = await buildAccount(t.app);
 		const ws = await t.app.inject({

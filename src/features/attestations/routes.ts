@@ -22,7 +22,7 @@ import {
 	onWorkspaceDeleted,
 	openOffer,
 } from "./service.ts";
-import { positionStatus, signedStatusList, TTL_S } from "./status-list.ts";
+import { positionStatus, statusListSigner, TTL_S } from "./status-list.ts";
 import { type AttesterSource, verifyPresentation } from "./verify.ts";
 
 const TokenParams = Type.Object({ token: Type.String({ minLength: 1, maxLength: 128 }) });
@@ -56,6 +56,7 @@ export const attestationRoutes: FastifyPluginAsyncTypebox = async (app) => {
 	const db = app.store.db;
 	const issuer = publicOrigin(config);
 	const keys = keyRing(db, CREDENTIAL_KEYS, app.rootKey, config.domain, () => app.clock.now());
+	const statusList = statusListSigner(db, keys, statusListUri(issuer), issuer);
 	const peer = (): PeerOptions => ({
 		dnsServers: config.dnsServers,
 		peerOverrides: config.peerOverrides,
@@ -109,7 +110,7 @@ export const attestationRoutes: FastifyPluginAsyncTypebox = async (app) => {
 			config: { rateLimit: app.limits.discovery },
 		},
 		async (_request, reply) => {
-			const jwt = await signedStatusList(db, keys, statusListUri(issuer), issuer, app.clock.now());
+			const jwt = await statusList(app.clock.now());
 			return reply
 				.type("application/statuslist+jwt")
 				.header("cache-control", `public, max-age=${TTL_S}`)
