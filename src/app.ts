@@ -186,7 +186,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
 					title: "Living-grant sharing and collection service",
 					version: API_VERSION,
 					description:
-						"Every error is application/problem+json with a `code`; see docs/api.md. A string holding NUL (U+0000) or a lone UTF-16 surrogate is refused before any query: 400 `validation_failed` in a body or query, 404 (the route's code for an unknown id) in a path.",
+						"Every error is application/problem+json with a `code`; see docs/api.md. A string holding NUL (U+0000) or a lone UTF-16 surrogate is refused before any query: 400 `validation_failed` in a body or query, 404 (the route's code for an unknown id) in a path. A rate-limited route (429 `rate_limited`) answers 503 `service_unavailable` while the Redis its counters live in (REDIS_URL) cannot be reached.",
 				},
 				components: {
 					securitySchemes: {
