@@ -42,7 +42,7 @@ test("a request's logger becomes a pino child at its first line, with Fastify's 
 		],
 	);
 	assert.equal(lines[0]?.route, "/x");
-	assert.equal((lines[1]?.err as { message: string }).message, "boom");
+	assert.equal((lines[1]?.err as { message?: string } | undefined)?.message, "boom");
 	// A child of it carries both bindings.
 	log.child({ step: "s" }).warn("third");
 	assert.deepEqual([lines[2]?.reqId, lines[2]?.step, lines[2]?.msg], ["r-1", "s", "third"]);
