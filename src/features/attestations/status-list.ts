@@ -28,12 +28,17 @@ export function listSize(count: number): number {
 	return size;
 }
 
-async function positionCount(db: Db): Promise<number> {
+/** How many positions the list holds and how many of their bits are set. */
+async function listCounts(db: Db): Promise<{ positions: number; set: number }> {
 	const row = await db
 		.selectFrom("status_entries")
-		.select((eb) => eb.fn.countAll<number>().as("n"))
+		.select((eb) => [eb.fn.countAll<number>().as("n"), eb.fn.sum<number | null>("revoked").as("set")])
 		.executeTakeFirstOrThrow();
-	return Number(row.n);
+	return { positions: Number(row.n), set: Number(row.set ?? 0) };
+}
+
+async function positionCount(db: Db): Promise<number> {
+	return (await listCounts(db)).positions;
 }
 
 /**
@@ -74,15 +79,6 @@ export async function revokePositions(db: Db, attestations: readonly string[], n
 		.where("attestation", "in", attestations)
 		.where("revoked", "=", 0)
 		.execute();
-}
-
-/** How many positions the list holds and how many of their bits are set. */
-async function listCounts(db: Db): Promise<{ positions: number; set: number }> {
-	const row = await db
-		.selectFrom("status_entries")
-		.select((eb) => [eb.fn.countAll<number>().as("n"), eb.fn.sum<number | null>("revoked").as("set")])
-		.executeTakeFirstOrThrow();
-	return { positions: Number(row.n), set: Number(row.set ?? 0) };
 }
 
 /** The list of `positions` positions as a signed `statuslist+jwt`, for `uri` (where it is served). */
