@@ -77,8 +77,8 @@ describe(`the resolve in one statement (${dialect})`, () => {
 				const link = await createLink(t.app, a, {});
 				await t.app.store.db.updateTable("links").set(row).where("id", "=", link.id).execute();
 				const q = publicQueries(t.app.store.db);
-				const rows = await q.resolveOpen(t.app.store.db, { slug: link.slug, now: NOW, readId: newId() });
-				assert.deepEqual(rows, []);
+				const open = await q.resolveOpen(link.slug, { now: NOW, readId: newId() });
+				assert.equal(open, undefined);
 				const stored = await t.app.store.db
 					.selectFrom("links")
 					.select("view_count")
@@ -96,8 +96,7 @@ describe(`the resolve in one statement (${dialect})`, () => {
 				.where("id", "=", link.id)
 				.execute();
 			const q = publicQueries(t.app.store.db);
-			const [row] =
-				(await q.resolveOpen?.(t.app.store.db, { slug: link.slug, now: NOW, readId: newId() })) ?? [];
+			const row = await q.resolveOpen(link.slug, { now: NOW, readId: newId() });
 			assert.equal(row?.view_count, 2);
 			assert.equal(row?.status, "expired", "the view that reaches the cap expires the share");
 			const stored = await t.app.store.db
@@ -128,6 +127,58 @@ describe(`the resolve in one statement (${dialect})`, () => {
 		assert.equal(await reads(link.id), 3);
 		const stored = await findBySlug(ctx, link.slug);
 		assert.deepEqual([stored.view_count, stored.status], [3, "expired"]);
+	});
+
+	test("twenty resolves at once of a share with no cap: views 1 to 20 in arrival order, a read-log row each with its own time", async () => {
+		const v = await createValue(t.app, a, { key: `k${newId().slice(0, 6)}`, value: "busy" });
+		const link = await createLink(t.app, a, { records: [v.id] });
+		const { ctx, statements } = counted();
+		const answers = await Promise.all(
+			Array.from({ length: 20 }, (_, i) => resolve(ctx, link.slug, {}, NOW + i * 1000)),
+		);
+		assert.deepEqual(
+			answers.map((x) => x.viewCount),
+			Array.from({ length: 20 }, (_, i) => i + 1),
+		);
+		assert.ok(answers.every((x) => x.records[0]?.value === "busy"));
+		if (dialect === "postgres")
+			// The first alone, at once; the nineteen that arrived while it ran, in one statement.
+			assert.equal(statements(), 2);
+		const logged = await t.app.store.db
+			.selectFrom("link_reads")
+			.select(["view", "at", "kind", "reader"])
+			.where("link", "=", link.id)
+			.orderBy("view")
+			.execute();
+		assert.deepEqual(
+			logged.map((r) => [Number(r.view), Number(r.at), r.kind, r.reader]),
+			Array.from({ length: 20 }, (_, i) => [i + 1, NOW + i * 1000, "api", null]),
+		);
+		const stored = await findBySlug(ctx, link.slug);
+		assert.deepEqual([stored.view_count, stored.status], [20, "active"]);
+	});
+
+	test("PostgreSQL: a batch runs at its latest read's time; past the share's expiry it takes nothing", async () => {
+		const v = await createValue(t.app, a, { key: `k${newId().slice(0, 6)}`, value: "late" });
+		const link = await createLink(t.app, a, { records: [v.id] });
+		await t.app.store.db
+			.updateTable("links")
+			.set({ expires_at: NOW + 5000 })
+			.where("id", "=", link.id)
+			.execute();
+		const q = publicQueries(t.app.store.db);
+		// The first read runs alone; the next two arrive while it runs and form one batch, which runs
+		// after the later one arrived (past the expiry) and takes no view. Left to the gates (the
+		// caller's next step), each read then meets the expiry at its own time. SQLite takes each
+		// read at its own time in the group commit of their round.
+		const opens = await Promise.all(
+			[NOW, NOW + 1000, NOW + 9000].map((now) => q.resolveOpen(link.slug, { readId: newId(), now })),
+		);
+		assert.deepEqual(
+			opens.map((o) => o?.view_count),
+			dialect === "postgres" ? [1, undefined, undefined] : [1, 2, undefined],
+		);
+		assert.equal(await reads(link.id), dialect === "postgres" ? 1 : 2);
 	});
 
 	if (dialect === "sqlite")

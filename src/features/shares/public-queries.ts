@@ -12,6 +12,7 @@ import {
 import { jsonArrayFrom } from "kysely/helpers/postgres";
 import { param, prepare, runSteps, type Steps, step } from "../../db/prepared.ts";
 import type { Database, LinkTable, LinkTokenTable, ReadKind, RecordTable } from "../../db/schema.ts";
+import { keyedBatches } from "../../lib/batches.ts";
 
 /** A link with what its public pages show of the sharer. */
 export type PublicLinkRow = Omit<
@@ -90,6 +91,24 @@ export interface TakenView {
 	view_count: number;
 	status: LinkTable["status"];
 }
+
+/** The read-log rows of the views a statement takes, in view order: their ids and times. */
+type LoggedViews = { readIds: string[]; ats: number[] };
+
+/** An open read (`resolveOpen`): its read-log id and its time. */
+export interface OpenRead {
+	readId: string;
+	now: number;
+}
+
+type OpenBatchParams = LoggedViews & { slug: string; now: number; count: number };
+
+/**
+ * At most this many open reads of one share in one statement (PostgreSQL): the rest wait for the
+ * next. A batch's reads are those that arrived during one round trip, a few dozen at most under
+ * a heavy load; the bound keeps a flood of one share from making one huge statement.
+ */
+const MAX_OPEN_BATCH = 64;
 
 /** One read-log row (docs/api.md "Read log"): never a value, never the reader's address. */
 export type ReadParams = {
@@ -187,17 +206,17 @@ function compilePublicQueries(db: Kysely<Database>) {
 	const takeViewStatement = onPostgres(db)
 		? // PostgreSQL: the conditional UPDATE (row-locked, re-checked after a wait) and the INSERT
 			// of what it returned, in one WITH: one round trip.
-			prepare<ViewParams, TakenView>(
+			prepare<LoggedViews & { id: string; kind: ReadKind; reader: string | null }, TakenView>(
 				db
 					.with("taken", (qb) =>
 						qb
 							.updateTable("links")
 							.set(viewTaken)
 							.where(takeable)
-							.returning(["id", "workspace", "view_count", "status"]),
+							.returning(["id", "workspace", "view_count", "status", sql<number>`1`.as("taken")]),
 					)
 					.with("logged", (qb) =>
-						logTakenView(
+						logTakenViews(
 							qb,
 							sql<string>`cast(${param("kind")} as varchar(16))`,
 							sql<string | null>`cast(${param("reader")} as varchar(64))`,
@@ -239,7 +258,7 @@ function compilePublicQueries(db: Kysely<Database>) {
 		return { view_count, status: spent ? "expired" : "active" };
 	}
 	const takeView = async (db: Kysely<Database>, p: ViewParams): Promise<TakenView[]> => {
-		if (takeViewStatement) return takeViewStatement(db, p);
+		if (takeViewStatement) return takeViewStatement(db, { ...p, readIds: [p.readId], ats: [p.now] });
 		const taken = await runSteps(db, () => takeViewSteps(p));
 		return taken ? [taken] : [];
 	};
@@ -334,14 +353,19 @@ function compilePublicQueries(db: Kysely<Database>) {
 	// same conditional UPDATE as `takeView`), its read-log row, and what the share grants. Nothing
 	// matches a share that is gone, not active, spent, past its expiry or gated: the caller then runs
 	// the gates one by one, which refuse it with the right code (or pass it, for a gated share).
-	// PostgreSQL: one statement, one round trip, what the share grants as JSON.
+	// PostgreSQL: one statement, one round trip, what the share grants as JSON, for a batch of reads
+	// of one share (`keyedBatches`): a share with no view cap takes one view per read of the batch,
+	// numbered in its order; a capped share takes one, the first read's, by the same conditional
+	// UPDATE as alone, and the other reads go through the gates. The row is locked, and the commit
+	// flushed, once per batch: a read of a busy share waits in this process, not on the row.
+	const viewsOfBatch = sql<number>`case when max_views is null then cast(${param("count")} as integer) else 1 end`;
 	const resolveOpenStatement = onPostgres(db)
-		? prepare<{ slug: string; now: number; readId: string }, OpenResolveRow>(
+		? prepare<OpenBatchParams, OpenResolveRow & { taken: number }>(
 				db
 					.with("taken", (qb) =>
 						qb
 							.updateTable("links")
-							.set(viewTaken)
+							.set({ ...viewTaken, view_count: sql<number>`view_count + ${viewsOfBatch}` })
 							.where("links.slug", "=", param("slug"))
 							.where("links.password_hash", "is", null)
 							.where("links.require_handshake", "=", 0)
@@ -356,9 +380,10 @@ function compilePublicQueries(db: Kysely<Database>) {
 								"stamp",
 								"view_count",
 								"status",
+								viewsOfBatch.as("taken"),
 							]),
 					)
-					.with("logged", (qb) => logTakenView(qb, sql<string>`'api'`, sql<null>`null`))
+					.with("logged", (qb) => logTakenViews(qb, sql<string>`'api'`, sql<null>`null`))
 					.selectFrom("taken")
 					.selectAll("taken")
 					.select([
@@ -369,11 +394,31 @@ function compilePublicQueries(db: Kysely<Database>) {
 					]),
 			)
 		: undefined;
+	/** PostgreSQL: one batch of open reads of `slug`, each answered with its own view or nothing. */
+	const resolveOpenBatch = async (
+		slug: string,
+		reads: OpenRead[],
+	): Promise<(OpenResolveRow | undefined)[]> => {
+		if (!resolveOpenStatement) throw new Error("resolveOpenBatch: PostgreSQL only");
+		const [row] = await resolveOpenStatement(db, {
+			slug,
+			// The batch runs now, after every read in it arrived: its time is the latest read's.
+			now: Math.max(...reads.map((r) => r.now)),
+			count: reads.length,
+			readIds: reads.map((r) => r.readId),
+			ats: reads.map((r) => r.now),
+		});
+		if (!row) return reads.map(() => undefined);
+		const { taken, ...open } = row;
+		const first = open.view_count - taken;
+		return reads.map((_, i) => (i < taken ? { ...open, view_count: first + i + 1 } : undefined));
+	};
+	const openBatches = resolveOpenStatement ? keyedBatches(resolveOpenBatch, MAX_OPEN_BATCH) : undefined;
 	// SQLite: the share, its view and what it grants in one transaction, on the app's handle
 	// synchronously with no await between, in the group commit of its event-loop round
 	// (db/direct.ts): about 25 µs where the four statements through Kysely took 50, and the commit
 	// shared.
-	function* resolveOpenSteps(p: { slug: string; now: number; readId: string }): Steps<OpenResolveRow[]> {
+	function* resolveOpenSteps(p: OpenRead & { slug: string }): Steps<OpenResolveRow[]> {
 		const [link] = yield* step(linkBySlug, { slug: p.slug });
 		if (!link || link.password_hash !== null || link.require_handshake !== 0) return [];
 		const { id, workspace, slug, label, purpose, identity, stamp } = link;
@@ -383,8 +428,12 @@ function compilePublicQueries(db: Kysely<Database>) {
 		const sections = yield* step(grantedSections, { link: id, workspace });
 		return [{ id, workspace, slug, label, purpose, identity, stamp, ...taken, records, sections }];
 	}
-	const resolveOpen = (db: Kysely<Database>, p: { slug: string; now: number; readId: string }) =>
-		resolveOpenStatement ? resolveOpenStatement(db, p) : runSteps(db, () => resolveOpenSteps(p));
+	/** The open read of `slug` on the app's handle, or nothing (the caller then runs the gates). */
+	const resolveOpen = async (slug: string, read: OpenRead): Promise<OpenResolveRow | undefined> => {
+		if (openBatches) return openBatches(slug, read);
+		const [open] = await runSteps(db, () => resolveOpenSteps({ slug, ...read }));
+		return open;
+	};
 
 	const insertToken = prepare<
 		{
@@ -452,30 +501,37 @@ function compilePublicQueries(db: Kysely<Database>) {
 export type PublicQueries = ReturnType<typeof publicQueries>;
 
 /**
- * PostgreSQL's one-statement reads log the view they took in the same WITH: the read-log row of
- * the `taken` CTE's share (its id, workspace and view count), with the read's id and time as
- * parameters `readId` and `now`.
+ * PostgreSQL's one-statement reads log the views they took in the same WITH: a read-log row per
+ * view the `taken` CTE's share took (its `taken` column), numbered up to its new view count, with
+ * the reads' ids and times as array parameters `readIds` and `ats`, in the order of the views.
  */
-function logTakenView<Taken extends { id: string; workspace: string; view_count: number }>(
+function logTakenViews<Taken extends { id: string; workspace: string; view_count: number; taken: number }>(
 	qb: QueryCreator<Database & { taken: Taken }>,
 	kind: Expression<string>,
 	reader: Expression<string | null>,
 ) {
+	const reads = sql<{
+		id: string;
+		at: number;
+		n: number;
+	}>`(select * from unnest(cast(${param("readIds")} as varchar(64)[]), cast(${param("ats")} as bigint[])) with ordinality as r(id, at, n))`;
 	return qb
 		.insertInto("link_reads")
 		.columns(["id", "link", "workspace", "at", "kind", "view", "record", "reader"])
 		.expression((eb) =>
 			eb
 				.selectFrom("taken")
+				.crossJoin(reads.as("r"))
 				.select([
-					sql<string>`cast(${param("readId")} as varchar(64))`.as("id"),
+					"r.id",
 					"taken.id as link",
 					"taken.workspace",
-					sql<number>`cast(${param("now")} as bigint)`.as("at"),
+					"r.at",
 					sql<string>`${kind}`.as("kind"),
-					"taken.view_count as view",
+					sql<number>`taken.view_count - taken.taken + r.n`.as("view"),
 					sql<null>`null`.as("record"),
 					sql<string | null>`${reader}`.as("reader"),
-				]),
+				])
+				.whereRef("r.n", "<=", "taken.taken"),
 		);
 }

@@ -60,12 +60,12 @@ export interface ResolveInput extends GateInput {
 /**
  * Passes the gates, takes one view, and reads what the share grants now (`POST /api/public/links/{slug}`).
  * An active share with no password and no handshake is read at once (`resolveOpen`: one statement
- * on PostgreSQL; on SQLite synchronously, in the transaction of its event-loop round's group commit,
+ * on PostgreSQL, for the reads of one share that arrive together; on SQLite synchronously, in the transaction of its event-loop round's group commit,
  * db/direct.ts). Anything it does not take (gone, paused, spent, expired, gated) goes through the
  * gates one by one, which refuse it with the right code or admit it.
  */
 export async function resolve(ctx: SharesContext, slug: string, input: ResolveInput, now: number) {
-	const [open] = await ctx.q.resolveOpen(ctx.db, { slug, now, readId: newId() });
+	const open = await ctx.q.resolveOpen(slug, { readId: newId(), now });
 	if (open) {
 		if (open.status === "expired") {
 			// This view reached the cap and expired the share with it.
