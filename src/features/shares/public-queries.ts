@@ -109,6 +109,8 @@ type OpenBatchParams = LoggedViews & { slug: string; now: number; count: number 
  * a heavy load; the bound keeps a flood of one share from making one huge statement.
  */
 const MAX_OPEN_BATCH = 64;
+/** At most this many probes share one read of a share (PostgreSQL); the rest share the next. */
+const MAX_SHARED_READ = 256;
 
 /** One read-log row (docs/api.md "Read log"): never a value, never the reader's address. */
 export type ReadParams = {
@@ -168,6 +170,24 @@ function compilePublicQueries(db: Kysely<Database>) {
 			])
 			.where("links.slug", "=", param("slug")),
 	);
+
+	// PostgreSQL: the probes of one share that arrive while its row is being read share the next
+	// read (`keyedBatches`): a probe waits at most for the read running when it arrived, then one
+	// begun after it arrived, so it never sees an older row than a read of its own would. The row
+	// is frozen: every probe of the batch gets the same object. SQLite reads it in-process.
+	const probeBatches = onPostgres(db)
+		? keyedBatches<null, Readonly<PublicLinkRow> | undefined>(async (slug, probes) => {
+				const [link] = await linkBySlug(db, { slug });
+				if (link) Object.freeze(link);
+				return probes.map(() => link);
+			}, MAX_SHARED_READ)
+		: undefined;
+	/** The share by slug for its probe, on the app's handle. */
+	const probeLink = async (slug: string): Promise<Readonly<PublicLinkRow> | undefined> => {
+		if (probeBatches) return probeBatches(slug, null);
+		const [link] = await linkBySlug(db, { slug });
+		return link;
+	};
 
 	// A view may be taken while the share is active, under its cap and before its expiry.
 	// Both view-taking statements (by id after the gates, by slug for an ungated share) share it.
@@ -487,6 +507,7 @@ function compilePublicQueries(db: Kysely<Database>) {
 
 	return {
 		linkBySlug,
+		probeLink,
 		takeView,
 		insertRead,
 		grantedRecords,

@@ -27,7 +27,8 @@ function sharer(link: PublicLinkRow, ctx: SharesContext) {
 
 /** Reports the gates without data and without consuming a view. */
 export async function probe(ctx: SharesContext, slug: string, now: number) {
-	const link = await findBySlug(ctx, slug);
+	const link = await ctx.q.probeLink(slug);
+	if (!link) throw new AppError("link_not_found");
 	const status = effectiveStatus(link, now);
 	if (status !== link.status) await expireLink(ctx.q, ctx.db, ctx.hooks, link.id, now);
 	return {
