@@ -33,6 +33,7 @@ import { stampingRoutes } from "./features/stamping/routes.ts";
 import { fileRoutes } from "./features/vault/files/routes.ts";
 import { createWorkspaceHooks } from "./features/workspaces/hooks.ts";
 import { workspaceRoutes } from "./features/workspaces/routes.ts";
+import { registerAnswerRounds } from "./http/answer-rounds.ts";
 import { authPlugin } from "./http/auth.ts";
 import { registerJsonBody } from "./http/json-body.ts";
 import { lazyChildLogger } from "./http/lazy-logger.ts";
@@ -125,6 +126,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
 	});
 	registerProblemHandlers(app);
 	registerTextGuard(app);
+	registerAnswerRounds(app);
 	// Closing: a keep-alive connection whose request is still in flight closes right after its
 	// response instead of idling until keepAliveTimeout (72 s), which held close() (and a SIGTERM
 	// past SHUTDOWN_TIMEOUT) open. Node reads the timeout when each response finishes.
