@@ -61,16 +61,36 @@ describe(`the probe's read of a share (${dialect})`, () => {
 		};
 	}
 
-	test("ten probes at once: each answered; on PostgreSQL two reads, the first alone and one for the other nine", async () => {
+	test("ten probes at once: each answered; PostgreSQL reads twice (the first alone, then the nine), SQLite once", async () => {
 		const link = await createLink(t.app, a, { label: "Busy" });
 		const h = handle();
-		const answers = await Promise.all(Array.from({ length: 10 }, () => probe(h.ctx, link.slug, NOW)));
+		// All ten arrived before any read began, as the probes one event-loop round answers do.
+		const arrived = performance.now();
+		const answers = await Promise.all(
+			Array.from({ length: 10 }, () => probe(h.ctx, link.slug, NOW, arrived)),
+		);
 		assert.ok(answers.every((x) => x.slug === link.slug && x.label === "Busy" && x.status === "active"));
-		assert.equal(h.statements(), dialect === "postgres" ? 2 : 10);
+		// SQLite: all ten arrived before the first read began, so all take it.
+		assert.equal(h.statements(), dialect === "postgres" ? 2 : 1);
 		await assert.rejects(probe(h.ctx, "no-such-slug-here", NOW), { code: "link_not_found" });
 	});
 
 	// PostgreSQL only: on SQLite a held answer holds the one connection, which the change waits for.
+	test("a probe answers from a read begun after it arrived, never from an older one", async () => {
+		const link = await createLink(t.app, a, {});
+		const h = handle();
+		const arrived = performance.now();
+		assert.equal((await probe(h.ctx, link.slug, NOW, arrived)).status, "active");
+		assert.equal((await probe(h.ctx, link.slug, NOW, arrived)).status, "active");
+		// SQLite: the second arrived before the first read, so it took that read; PostgreSQL shares
+		// only reads of probes waiting together, and these two came one after the other.
+		assert.equal(h.statements(), dialect === "sqlite" ? 1 : 2);
+		await t.app.store.db.updateTable("links").set({ status: "paused" }).where("id", "=", link.id).execute();
+		// Arrived after the change (now, by default): the read it may take is one of its own.
+		assert.equal((await probe(h.ctx, link.slug, NOW)).status, "paused");
+		assert.equal(h.statements(), dialect === "sqlite" ? 2 : 3);
+	});
+
 	if (dialect === "postgres")
 		test("PostgreSQL: a probe that arrives after a change sees it, though an earlier probe's read is still running", async () => {
 			const link = await createLink(t.app, a, {});

@@ -109,7 +109,7 @@ type OpenBatchParams = LoggedViews & { slug: string; now: number; count: number 
  * a heavy load; the bound keeps a flood of one share from making one huge statement.
  */
 const MAX_OPEN_BATCH = 64;
-/** At most this many probes share one read of a share (PostgreSQL); the rest share the next. */
+/** At most this many probes share one read of a share (PostgreSQL), or shares' reads are kept (SQLite). */
 const MAX_SHARED_READ = 256;
 
 /** One read-log row (docs/api.md "Read log"): never a value, never the reader's address. */
@@ -174,7 +174,7 @@ function compilePublicQueries(db: Kysely<Database>) {
 	// PostgreSQL: the probes of one share that arrive while its row is being read share the next
 	// read (`keyedBatches`): a probe waits at most for the read running when it arrived, then one
 	// begun after it arrived, so it never sees an older row than a read of its own would. The row
-	// is frozen: every probe of the batch gets the same object. SQLite reads it in-process.
+	// is frozen: every probe of the batch gets the same object.
 	const probeBatches = onPostgres(db)
 		? keyedBatches<null, Readonly<PublicLinkRow> | undefined>(async (slug, probes) => {
 				const [link] = await linkBySlug(db, { slug });
@@ -182,11 +182,23 @@ function compilePublicQueries(db: Kysely<Database>) {
 				return probes.map(() => link);
 			}, MAX_SHARED_READ)
 		: undefined;
-	/** The share by slug for its probe, on the app's handle. */
-	const probeLink = async (slug: string): Promise<Readonly<PublicLinkRow> | undefined> => {
+	// SQLite, read in-process: a probe takes the read of the same share begun for another probe
+	// after it arrived (`arrived`, `performance.now()`), the same rule: never a row older than its
+	// own read would be. The probes one round of the event loop answers together (answer-rounds.ts)
+	// all arrived before the first of them reads, so they share its read. Reads are kept until the
+	// next round, for at most MAX_SHARED_READ shares.
+	const recentReads = new Map<string, { at: number; read: Promise<Readonly<PublicLinkRow> | undefined> }>();
+	const forgetReads = () => recentReads.clear();
+	/** The share by slug for a probe that arrived at `arrived`, on the app's handle. */
+	const probeLink = (slug: string, arrived: number): Promise<Readonly<PublicLinkRow> | undefined> => {
 		if (probeBatches) return probeBatches(slug, null);
-		const [link] = await linkBySlug(db, { slug });
-		return link;
+		const recent = recentReads.get(slug);
+		if (recent && recent.at > arrived) return recent.read;
+		const at = performance.now();
+		const read = linkBySlug(db, { slug }).then(([link]) => link && Object.freeze(link));
+		if (recentReads.size === 0) setImmediate(forgetReads);
+		if (recentReads.size < MAX_SHARED_READ) recentReads.set(slug, { at, read });
+		return read;
 	};
 
 	// A view may be taken while the share is active, under its cap and before its expiry.
