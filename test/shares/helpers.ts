@@ -1,7 +1,10 @@
 // Helpers for share tests: vault records, files and links made through the public API, the way
 // the app makes them.
 import assert from "node:assert/strict";
+import type { KyselyPlugin } from "kysely";
 import type { App } from "../../src/app.ts";
+import { serverClaim } from "../../src/features/server/claim.ts";
+import { type SharesContext, sharesContext } from "../../src/features/shares/context.ts";
 import type { TestAccount } from "../helpers/factories.ts";
 
 export const RECORDS = "/api/collections/records/records";
@@ -107,4 +110,50 @@ export function assertCode(
 	assert.equal(res.statusCode, status, res.body);
 	assert.match(String(res.headers["content-type"]), /application\/problem\+json/);
 	assert.equal(JSON.parse(res.body).code, code, res.body);
+}
+
+/**
+ * A shares context of `app` whose database handle counts the statements it runs. While `hold()`
+ * is in force, each statement's rows wait after the database answered, until `release()`;
+ * `read` settles when the first statement was answered.
+ */
+export function countedShares(app: App): {
+	ctx: SharesContext;
+	statements: () => number;
+	read: Promise<void>;
+	hold: () => void;
+	release: () => void;
+} {
+	let statements = 0;
+	let held: Promise<void> | undefined;
+	let release = () => {};
+	let signalRead = () => {};
+	const read = new Promise<void>((r) => {
+		signalRead = r;
+	});
+	const plugin: KyselyPlugin = {
+		transformQuery: (args) => args.node,
+		transformResult: async (args) => {
+			statements += 1;
+			signalRead();
+			if (held !== undefined) await held;
+			return args.result;
+		},
+	};
+	const db = app.store.db.withPlugin(plugin);
+	const ctx = sharesContext(db, serverClaim(app.config, app.rootKey.fingerprint), app.grantHooks);
+	return {
+		ctx,
+		statements: () => statements,
+		read,
+		hold: () => {
+			held = new Promise((r) => {
+				release = r;
+			});
+		},
+		release: () => {
+			held = undefined;
+			release();
+		},
+	};
 }

@@ -1,15 +1,12 @@
 // The probe's read of a share (`probeLink`): on PostgreSQL the probes of one share that arrive
 // while its row is being read share the next read, never an earlier one; on SQLite each reads
-// in-process. Counted and held at the database handle with a Kysely plugin.
+// in-process. Counted and held at the database handle (`countedShares`).
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import type { KyselyPlugin } from "kysely";
-import { serverClaim } from "../../src/features/server/claim.ts";
-import { sharesContext } from "../../src/features/shares/context.ts";
 import { probe } from "../../src/features/shares/public.ts";
 import { dialect, makeApp, type TestApp } from "../helpers/app.ts";
 import { buildAccount, type TestAccount } from "../helpers/factories.ts";
-import { createLink } from "./helpers.ts";
+import { countedShares, createLink } from "./helpers.ts";
 
 const NOW = Date.UTC(2026, 10, 25, 12);
 
@@ -22,48 +19,9 @@ describe(`the probe's read of a share (${dialect})`, () => {
 	});
 	after(() => t.close());
 
-	/**
-	 * A shares context whose handle counts its statements; while `hold` is set, a statement's rows
-	 * wait for it after the database answered (`read` says when the first did).
-	 */
-	function handle() {
-		let statements = 0;
-		let hold: Promise<void> | undefined;
-		let release = () => {};
-		let signalRead = () => {};
-		const read = new Promise<void>((r) => {
-			signalRead = r;
-		});
-		const plugin: KyselyPlugin = {
-			transformQuery: (args) => args.node,
-			transformResult: async (args) => {
-				statements += 1;
-				signalRead();
-				if (hold !== undefined) await hold;
-				return args.result;
-			},
-		};
-		const db = t.app.store.db.withPlugin(plugin);
-		const ctx = sharesContext(db, serverClaim(t.app.config, t.app.rootKey.fingerprint));
-		return {
-			ctx,
-			statements: () => statements,
-			read,
-			hold: () => {
-				hold = new Promise((r) => {
-					release = r;
-				});
-			},
-			release: () => {
-				hold = undefined;
-				release();
-			},
-		};
-	}
-
 	test("ten probes at once: each answered; PostgreSQL reads twice (the first alone, then the nine), SQLite once", async () => {
 		const link = await createLink(t.app, a, { label: "Busy" });
-		const h = handle();
+		const h = countedShares(t.app);
 		// All ten arrived before any read began, as the probes one event-loop round answers do.
 		const arrived = performance.now();
 		const answers = await Promise.all(
@@ -78,7 +36,7 @@ describe(`the probe's read of a share (${dialect})`, () => {
 	// PostgreSQL only: on SQLite a held answer holds the one connection, which the change waits for.
 	test("a probe answers from a read begun after it arrived, never from an older one", async () => {
 		const link = await createLink(t.app, a, {});
-		const h = handle();
+		const h = countedShares(t.app);
 		const arrived = performance.now();
 		assert.equal((await probe(h.ctx, link.slug, NOW, arrived)).status, "active");
 		assert.equal((await probe(h.ctx, link.slug, NOW, arrived)).status, "active");
@@ -94,7 +52,7 @@ describe(`the probe's read of a share (${dialect})`, () => {
 	if (dialect === "postgres")
 		test("PostgreSQL: a probe that arrives after a change sees it, though an earlier probe's read is still running", async () => {
 			const link = await createLink(t.app, a, {});
-			const h = handle();
+			const h = countedShares(t.app);
 			h.hold();
 			const earlier = probe(h.ctx, link.slug, NOW);
 			await h.read; // the earlier probe's row is read, its answer held back

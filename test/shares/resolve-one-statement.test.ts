@@ -6,7 +6,6 @@
 // watermark); and how many statements it runs, counted at the database handle.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import type { KyselyPlugin } from "kysely";
 import type { LinkTable } from "../../src/db/schema.ts";
 import { serverClaim } from "../../src/features/server/claim.ts";
 import { sharesContext } from "../../src/features/shares/context.ts";
@@ -17,6 +16,7 @@ import { dialect, makeApp, type TestApp } from "../helpers/app.ts";
 import { buildAccount, type TestAccount } from "../helpers/factories.ts";
 import {
 	assertCode,
+	countedShares,
 	createLink,
 	createSection,
 	createValue,
@@ -34,21 +34,6 @@ describe(`the resolve in one statement (${dialect})`, () => {
 		a = await buildAccount(t.app);
 	});
 	after(() => t.close());
-
-	/** A shares context whose database handle counts the statements it runs. */
-	function counted() {
-		let statements = 0;
-		const counter: KyselyPlugin = {
-			transformQuery: (args) => args.node,
-			transformResult: async (args) => {
-				statements += 1;
-				return args.result;
-			},
-		};
-		const db = t.app.store.db.withPlugin(counter);
-		const ctx = sharesContext(db, serverClaim(t.app.config, t.app.rootKey.fingerprint), t.app.grantHooks);
-		return { ctx, statements: () => statements };
-	}
 
 	const reads = async (link: string) =>
 		Number(
@@ -132,7 +117,7 @@ describe(`the resolve in one statement (${dialect})`, () => {
 	test("twenty resolves at once of a share with no cap: views 1 to 20 in arrival order, a read-log row each with its own time", async () => {
 		const v = await createValue(t.app, a, { key: `k${newId().slice(0, 6)}`, value: "busy" });
 		const link = await createLink(t.app, a, { records: [v.id] });
-		const { ctx, statements } = counted();
+		const { ctx, statements } = countedShares(t.app);
 		const answers = await Promise.all(
 			Array.from({ length: 20 }, (_, i) => resolve(ctx, link.slug, {}, NOW + i * 1000)),
 		);
@@ -224,7 +209,7 @@ describe(`the resolve in one statement (${dialect})`, () => {
 			stamp: "For Bob only",
 		});
 
-		const { ctx, statements } = counted();
+		const { ctx, statements } = countedShares(t.app);
 		const fast = await resolve(ctx, link.slug, {}, NOW);
 		const fastStatements = statements();
 		const row = await findBySlug(ctx, link.slug);
