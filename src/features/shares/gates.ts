@@ -12,6 +12,41 @@ import { runLinkStatus } from "./grant-hooks.ts";
 import { effectiveStatus, expireLink, type LinkStatus } from "./lifecycle.ts";
 import type { PublicLinkRow } from "./public-queries.ts";
 
+/**
+ * Every gate a reader of a share may have to honour, as the gate-by-reader test names them
+ * (test/shares/gate-matrix.test.ts): adding one here makes that test name each reader that does
+ * not yet answer for it.
+ */
+export const SHARE_GATES = [
+	"paused",
+	"revoked",
+	"expired",
+	"capReached",
+	"password",
+	"handshake",
+	"watermark",
+	"hidden",
+	"handOver",
+] as const;
+export type ShareGate = (typeof SHARE_GATES)[number];
+
+/** Every way a share is read from outside, as the gate-by-reader test names them. */
+export const SHARE_READERS = [
+	"probe",
+	"resolve",
+	"page",
+	"csv",
+	"vcard",
+	"ical",
+	"carddav",
+	"fileToken",
+	"archive",
+	"grantRead",
+	"oidcClaims",
+	"remoteAnswer",
+] as const;
+export type ShareReader = (typeof SHARE_READERS)[number];
+
 /** What a reader may present at the gates (the resolve body; all optional). */
 export interface GateInput {
 	password?: string | undefined;
