@@ -18,7 +18,6 @@ import {
 	sql,
 } from "kysely";
 import type pg from "pg";
-import type { Config } from "../config.ts";
 import { groupCommit, registerSqliteDirect } from "./direct.ts";
 import { migrateToLatest } from "./migrate.ts";
 import { namedStatement } from "./prepared.ts";
@@ -39,7 +38,13 @@ export interface Store {
 	destroy(): Promise<void>;
 }
 
-type DbConfig = Pick<Config, "databaseUrl" | "databaseSchema" | "dataDir" | "sqliteSynchronous">;
+/** The settings that open the database (config.ts: DATABASE_URL, DATABASE_SCHEMA, DATA_DIR, SQLITE_SYNCHRONOUS). */
+export interface DbConfig {
+	databaseUrl: string;
+	databaseSchema: string;
+	dataDir: string;
+	sqliteSynchronous: "NORMAL" | "FULL";
+}
 
 /** `log` hears what the store starts without (PostgreSQL without pg_trgm). */
 export async function openStore(config: DbConfig, log?: Warner): Promise<Store> {

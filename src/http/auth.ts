@@ -7,8 +7,8 @@
 // Connection tokens (`X-Svc-Connection`) are read only by the /api/connection routes.
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
-import { hasScope } from "../features/accounts/permissions.ts";
 import { sha256Hex } from "../lib/crypto.ts";
+import { hasScope } from "../lib/scopes.ts";
 import { AppError } from "./errors.ts";
 
 export interface GuestCaller {

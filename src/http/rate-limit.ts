@@ -12,7 +12,6 @@
 import type { FastifyBaseLogger, FastifyInstance, onRequestHookHandler } from "fastify";
 import type { Redis } from "ioredis";
 import { Address6 } from "ip-address";
-import type { Config } from "../config.ts";
 import type { Clock } from "../lib/clock.ts";
 import { AppError } from "./errors.ts";
 
@@ -29,7 +28,13 @@ export interface Limit {
 }
 
 /** Every named limit in one place (documented in docs/api.md "Rate limits"). */
-export function rateLimits(config: Pick<Config, "ratelimitConnectRequests">) {
+/** The settings the limits read (config.ts "RATELIMIT_*", "REDIS_URL"). */
+export interface RateLimitSettings {
+	ratelimitConnectRequests: number;
+	redisUrl: string;
+}
+
+export function rateLimits(config: Pick<RateLimitSettings, "ratelimitConnectRequests">) {
 	const minute = 60_000;
 	return {
 		/** Discovery reads that sign (server claim, identity status). */
@@ -205,7 +210,7 @@ function limiter(counter: Counter, limit: Limit, clock: Clock): onRequestHookHan
 	};
 }
 
-export async function registerRateLimit(app: FastifyInstance, config: Config): Promise<void> {
+export async function registerRateLimit(app: FastifyInstance, config: RateLimitSettings): Promise<void> {
 	// The Redis client is loaded only when REDIS_URL is set; one node keeps counters in memory.
 	let redis: RateLimitRedis | undefined;
 	if (config.redisUrl) {

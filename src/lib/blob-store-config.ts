@@ -1,11 +1,24 @@
 // Which blob store a process opens (BLOB_STORE): the folder under DATA_DIR, or S3-compatible
 // storage for several nodes. The server, `svc admin backup` and `restore` open it the same way.
 import path from "node:path";
-import type { Config } from "../config.ts";
 import { type BlobStore, createFsBlobStore } from "./blob-store.ts";
 import { createS3BlobStore } from "./blob-store-s3.ts";
 
-export function openBlobStore(config: Config): BlobStore {
+/** The settings that choose and open the blob store (config.ts: BLOB_STORE, DATA_DIR, S3_*). */
+export interface BlobStoreSettings {
+	blobStore: "fs" | "s3";
+	dataDir: string;
+	s3Bucket: string;
+	s3Prefix: string;
+	s3Endpoint: string;
+	s3Region: string;
+	s3ForcePathStyle: boolean;
+	s3AccessKeyId: string;
+	s3SecretAccessKey: string;
+	s3PartSize: number;
+}
+
+export function openBlobStore(config: BlobStoreSettings): BlobStore {
 	if (config.blobStore === "fs") return createFsBlobStore(path.join(config.dataDir, "blobs"));
 	return createS3BlobStore({
 		bucket: config.s3Bucket,
@@ -20,7 +33,7 @@ export function openBlobStore(config: Config): BlobStore {
 }
 
 /** Where a message to an operator says the files are. */
-export function blobStoreName(config: Config): string {
+export function blobStoreName(config: BlobStoreSettings): string {
 	return config.blobStore === "fs"
 		? path.join(config.dataDir, "blobs")
 		: `s3 bucket ${config.s3Bucket}${config.s3Prefix ? ` (prefix ${config.s3Prefix})` : ""}`;

@@ -43,11 +43,7 @@ export function expandPermissions(names: readonly string[]): string[] {
 	return [...scopes].sort();
 }
 
-/** True when `held` covers `needed`: `link:read` is covered by `link:read` or `link:*`. */
-export function hasScope(held: readonly string[], needed: string): boolean {
-	const [resource] = needed.split(":");
-	return held.includes(needed) || held.includes(`${resource}:*`);
-}
+export { hasScope } from "../../lib/scopes.ts";
 
 export type Role = "owner" | "admin" | "member";
 
