@@ -1,0 +1,73 @@
+// What goes out: the callback outbox, grant events for other servers, and connected tools.
+// Typed tables; the conventions (times, booleans, JSON) are in ../schema.ts.
+
+export interface OutboxTable {
+	id: string;
+	kind: "submission" | "grant_event";
+	request: string;
+	url: string;
+	/** The JSON body, exactly as it is POSTed. */
+	payload: string;
+	state: "pending" | "sending" | "delivered" | "failed";
+	attempts: number;
+	next_attempt: number;
+	lease: string | null;
+	lease_until: number | null;
+	last_status: number | null;
+	last_error: string | null;
+	created: number;
+	updated: number;
+}
+
+/** A grant event for the server a grant was handed to, sent in signed batches (migration 0015). */
+export interface PeerEventTable {
+	id: string;
+	peer: string;
+	grant_id: string;
+	request_slug: string | null;
+	event: string;
+	status: string;
+	at: number;
+	state: "pending" | "sending" | "delivered" | "failed";
+	attempts: number;
+	next_attempt: number;
+	lease: string | null;
+	lease_until: number | null;
+	last_status: number | null;
+	last_error: string | null;
+	created: number;
+	updated: number;
+}
+
+export interface ConnectionTable {
+	id: string;
+	workspace: string;
+	/** The tool's origin. */
+	client_id: string;
+	client_name: string;
+	allow_revoke: number;
+	allow_hand_over: number;
+	expires_at: number;
+	created_by: string | null;
+	created: number;
+	updated: number;
+}
+
+export interface ConnectionTokenTable {
+	token_hash: string;
+	connection: string;
+	created: number;
+}
+
+export interface ConnectionGrantTable {
+	code_hash: string;
+	connection: string;
+	/** The PKCE S256 challenge the verifier must match. */
+	challenge: string;
+	/** The same challenge when the owner authorized with `poll`; null for an answer issued as a code. */
+	poll_challenge: string | null;
+	client_id: string;
+	redirect_uri: string;
+	created: number;
+	expires: number;
+}

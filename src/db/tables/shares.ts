@@ -1,0 +1,64 @@
+// Shares (links), what they grant, their one-time tokens and their read log.
+// Typed tables; the conventions (times, booleans, JSON) are in ../schema.ts.
+
+export interface LinkTable {
+	id: string;
+	workspace: string;
+	slug: string;
+	label: string;
+	status: "active" | "paused" | "revoked" | "expired";
+	password_hash: string | null;
+	max_views: number | null;
+	view_count: number;
+	expires_at: number | null;
+	require_handshake: number;
+	stamp: string | null;
+	purpose: string;
+	ref: string | null;
+	identity: string | null;
+	handed_over: number;
+	sign_in_client: string | null;
+	/** The connected tool whose proposal the share became; null once that connection is deleted. */
+	connection: string | null;
+	created_by: string | null;
+	created: number;
+	updated: number;
+}
+
+export interface LinkRecordTable {
+	link: string;
+	record: string;
+	position: number;
+}
+
+export interface LinkSectionTable {
+	link: string;
+	section: string;
+	position: number;
+}
+
+export interface LinkTokenTable {
+	token_hash: string;
+	link: string;
+	kind: "download" | "archive";
+	record: string | null;
+	view: number;
+	stamp_line: string | null;
+	/** The fingerprint the resolve proved (handshake shares), for the read log. */
+	reader: string | null;
+	created: number;
+	expires: number;
+}
+
+export type ReadKind = "api" | "page" | "addressbook" | "file" | "archive";
+
+export interface LinkReadTable {
+	id: string;
+	link: string;
+	workspace: string;
+	at: number;
+	kind: ReadKind;
+	view: number;
+	record: string | null;
+	reader: string | null;
+}
