@@ -38,6 +38,13 @@ function named(err: unknown, ...names: string[]): boolean {
 	return names.includes((err as { name?: string }).name ?? "");
 }
 
+/** What the store's operations share: the settings and the lazily loaded SDK client. */
+interface S3Context {
+	options: S3BlobOptions;
+	load: () => Promise<{ sdk: Sdk; client: S3Client }>;
+	objectKey: (key: string) => string;
+}
+
 export function createS3BlobStore(options: S3BlobOptions): BlobStore {
 	const { bucket, prefix } = options;
 	let loaded: Promise<{ sdk: Sdk; client: S3Client }> | undefined;
@@ -61,40 +68,10 @@ export function createS3BlobStore(options: S3BlobOptions): BlobStore {
 		return loaded;
 	};
 	const objectKey = (key: string) => prefix + checkKey(key);
+	const s3: S3Context = { options, load, objectKey };
 
 	return {
-		async put(source, opts = {}) {
-			const key = checkKey(opts.key ?? newKey());
-			// Piped before the first await: a source already flowing loses nothing meanwhile.
-			const metered = meter(opts.maxBytes);
-			// Its error is read from `errored` once the upload settles; until the upload reads,
-			// nothing else listens, and an error nobody hears would end the process.
-			metered.stream.on("error", () => undefined);
-			const fail = (err: Error) => metered.stream.destroy(err);
-			source.once("error", fail);
-			source.pipe(metered.stream);
-			let upload: import("@aws-sdk/lib-storage").Upload | undefined;
-			try {
-				const [{ client }, { Upload }] = await Promise.all([load(), import("@aws-sdk/lib-storage")]);
-				upload = new Upload({
-					client,
-					params: { Bucket: bucket, Key: objectKey(key), Body: metered.stream },
-					partSize: options.partSize,
-					queueSize: QUEUE,
-					leavePartsOnError: false,
-				});
-				await upload.done();
-			} catch (err) {
-				source.unpipe(metered.stream);
-				source.resume?.(); // drain what the client still sends, as the folder does
-				await upload?.abort().catch(() => undefined);
-				// The stream's own error (the cap, the client going away) is the cause, not the SDK's.
-				throw metered.stream.errored ?? err;
-			} finally {
-				source.off("error", fail);
-			}
-			return { key, ...metered.info() };
-		},
+		put: (source, opts = {}) => putObject(s3, source, opts),
 
 		async get(key, range) {
 			const { sdk, client } = await load();
@@ -146,45 +123,7 @@ export function createS3BlobStore(options: S3BlobOptions): BlobStore {
 			}
 		},
 
-		async sweepPartials(olderThanMs, now = Date.now()) {
-			const { sdk, client } = await load();
-			let removed = 0;
-			let keyMarker: string | undefined;
-			let uploadIdMarker: string | undefined;
-			for (;;) {
-				let page: import("@aws-sdk/client-s3").ListMultipartUploadsCommandOutput;
-				try {
-					page = await client.send(
-						new sdk.ListMultipartUploadsCommand({
-							Bucket: bucket,
-							Prefix: prefix || undefined,
-							KeyMarker: keyMarker,
-							UploadIdMarker: uploadIdMarker,
-						}),
-					);
-				} catch (err) {
-					// Some S3-compatible servers have no such listing: a bucket lifecycle rule
-					// (AbortIncompleteMultipartUpload) does the same there (docs/operations.md).
-					if (named(err, "NotImplemented") || status(err) === 501) return removed;
-					throw err;
-				}
-				for (const upload of page.Uploads ?? []) {
-					if (!upload.Key || !upload.UploadId || !upload.Initiated) continue;
-					if (now - upload.Initiated.getTime() <= olderThanMs) continue;
-					await client.send(
-						new sdk.AbortMultipartUploadCommand({
-							Bucket: bucket,
-							Key: upload.Key,
-							UploadId: upload.UploadId,
-						}),
-					);
-					removed++;
-				}
-				if (!page.IsTruncated) return removed;
-				keyMarker = page.NextKeyMarker;
-				uploadIdMarker = page.NextUploadIdMarker;
-			}
-		},
+		sweepPartials: (olderThanMs, now = Date.now()) => abortOldUploads(s3, olderThanMs, now),
 
 		async ready() {
 			const { sdk, client } = await load();
@@ -198,4 +137,87 @@ export function createS3BlobStore(options: S3BlobOptions): BlobStore {
 			}
 		},
 	};
+}
+
+/** Streams one upload into the bucket under a new (or the given) key, metered against its cap. */
+async function putObject(
+	s3: S3Context,
+	source: Readable,
+	opts: Parameters<BlobStore["put"]>[1] = {},
+): ReturnType<BlobStore["put"]> {
+	const { options, load, objectKey } = s3;
+	const bucket = options.bucket;
+	const key = checkKey(opts.key ?? newKey());
+	// Piped before the first await: a source already flowing loses nothing meanwhile.
+	const metered = meter(opts.maxBytes);
+	// Its error is read from `errored` once the upload settles; until the upload reads,
+	// nothing else listens, and an error nobody hears would end the process.
+	metered.stream.on("error", () => undefined);
+	const fail = (err: Error) => metered.stream.destroy(err);
+	source.once("error", fail);
+	source.pipe(metered.stream);
+	let upload: import("@aws-sdk/lib-storage").Upload | undefined;
+	try {
+		const [{ client }, { Upload }] = await Promise.all([load(), import("@aws-sdk/lib-storage")]);
+		upload = new Upload({
+			client,
+			params: { Bucket: bucket, Key: objectKey(key), Body: metered.stream },
+			partSize: options.partSize,
+			queueSize: QUEUE,
+			leavePartsOnError: false,
+		});
+		await upload.done();
+	} catch (err) {
+		source.unpipe(metered.stream);
+		source.resume?.(); // drain what the client still sends, as the folder does
+		await upload?.abort().catch(() => undefined);
+		// The stream's own error (the cap, the client going away) is the cause, not the SDK's.
+		throw metered.stream.errored ?? err;
+	} finally {
+		source.off("error", fail);
+	}
+	return { key, ...metered.info() };
+}
+
+/** Aborts the multipart uploads under the prefix begun longer ago than `olderThanMs`. */
+async function abortOldUploads(s3: S3Context, olderThanMs: number, now: number): Promise<number> {
+	const { options, load } = s3;
+	const { bucket, prefix } = options;
+	const { sdk, client } = await load();
+	let removed = 0;
+	let keyMarker: string | undefined;
+	let uploadIdMarker: string | undefined;
+	for (;;) {
+		let page: import("@aws-sdk/client-s3").ListMultipartUploadsCommandOutput;
+		try {
+			page = await client.send(
+				new sdk.ListMultipartUploadsCommand({
+					Bucket: bucket,
+					Prefix: prefix || undefined,
+					KeyMarker: keyMarker,
+					UploadIdMarker: uploadIdMarker,
+				}),
+			);
+		} catch (err) {
+			// Some S3-compatible servers have no such listing: a bucket lifecycle rule
+			// (AbortIncompleteMultipartUpload) does the same there (docs/operations.md).
+			if (named(err, "NotImplemented") || status(err) === 501) return removed;
+			throw err;
+		}
+		for (const upload of page.Uploads ?? []) {
+			if (!upload.Key || !upload.UploadId || !upload.Initiated) continue;
+			if (now - upload.Initiated.getTime() <= olderThanMs) continue;
+			await client.send(
+				new sdk.AbortMultipartUploadCommand({
+					Bucket: bucket,
+					Key: upload.Key,
+					UploadId: upload.UploadId,
+				}),
+			);
+			removed++;
+		}
+		if (!page.IsTruncated) return removed;
+		keyMarker = page.NextKeyMarker;
+		uploadIdMarker = page.NextUploadIdMarker;
+	}
 }
