@@ -111,6 +111,35 @@ async function matchKeys(api: Api, keys: string[]): Promise<{ chosen: VaultRecor
 
 const yesNo = (b: boolean) => (b ? "yes" : "no");
 
+/** A tool's link as the person sees it, with what is already known of the tool. */
+interface Consent {
+	link: ToolLink;
+	server: string;
+	client: string | undefined;
+	code: string | undefined;
+	existing: Connection | undefined;
+	match: { chosen: VaultRecord[]; missing: string[] } | undefined;
+	/** A connection is made (the link carries a challenge) or a live one is named. */
+	connects: boolean;
+	allowRevoke: boolean;
+	allowHandOver: boolean;
+	/** No hidden record and no file among the chosen: the share may be handed to the tool. */
+	handable: boolean;
+}
+
+/** What the answer says, on stdout as JSON or as lines for the person. */
+interface Outcome {
+	kind: string;
+	status: string;
+	client?: string | undefined;
+	checkCode?: string | undefined;
+	connection?: string | undefined;
+	address?: string | undefined;
+	code?: string | undefined;
+	share?: { id: string; label: string; url?: string | undefined; handedOver: boolean };
+	missing?: string[];
+}
+
 /**
  * Acts on a tool's link as the owner's app. Returns the exit code: 0 when done or declined (the
  * tool is told either way), others through CliError.
@@ -143,15 +172,81 @@ export async function openToolLink(ctx: Context, link: ToolLink, text: string): 
 
 	const api = ctx.api();
 	const server = api.server;
-	const client = link.client;
-	const claimed = link.kind === "connect" ? link.name : link.from;
-	const code = link.challenge ? await checkCode(link.challenge) : undefined;
 	if (poll !== undefined && poll !== server) {
 		throw new CliError(
 			`the tool will ask ${poll} for the answer, not ${server}: open the link with --server ${poll}`,
 		);
 	}
+	const asked = await gather(ctx, api, link);
+	note(describe(asked).join("\n"));
+	if (link.kind === "proposal" && asked.match?.chosen.length === 0) {
+		throw new CliError(
+			`none of the entries the tool asks for (${link.keys.join(", ")}) is in this workspace: nothing can be shared`,
+			EXIT.notFound,
+		);
+	}
 
+	let agreed = v.yes === true;
+	if (!agreed) {
+		if (noOneToAsk) {
+			throw new UsageError(
+				`not on a terminal, so nobody can be asked: compare the check code, then pass --yes to consent${consent ? `, or consent in the console at ${consent}` : ""}`,
+			);
+		}
+		agreed = await ask(link.kind === "connect" ? "Connect this tool?" : "Create the share?");
+	}
+
+	const back = (params: Record<string, string | undefined>) =>
+		link.redirect && poll === undefined
+			? answerAddress(link.redirect, { state: link.state, server, ...params })
+			: undefined;
+	const { client, code } = asked;
+	if (!agreed) {
+		const address = back({ status: "declined" });
+		report(ctx, server, { kind: link.kind, status: "declined", client, checkCode: code, address });
+		return EXIT.ok;
+	}
+
+	const { answer, connection, mayHandOver } = await connect(ctx, api, asked);
+	const handed = { client, checkCode: code, connection, code: poll === undefined ? undefined : answer };
+	if (link.kind === "connect") {
+		const address = back({ status: "connected", code: answer });
+		report(ctx, server, { kind: "connect", status: "connected", ...handed, address });
+		return EXIT.ok;
+	}
+
+	const chosen = asked.match?.chosen ?? [];
+	const share = await api.post<CreatedShare>("/api/collections/links/records", {
+		label: link.label,
+		records: chosen.map((r) => r.id),
+		...(link.days ? { expiresAt: new Date(Date.now() + link.days * 86_400_000).toISOString() } : {}),
+		...(link.stamp ? { stamp: link.stamp } : {}),
+		...(link.purpose ? { purpose: link.purpose } : {}),
+		...(link.ref ? { ref: link.ref } : {}),
+		...(connection ? { connection, handedOver: mayHandOver && asked.handable } : {}),
+	});
+	const address = back({ status: "created", code: answer, link: share.id });
+	report(ctx, server, {
+		kind: "proposal",
+		status: "created",
+		...handed,
+		address,
+		share: {
+			id: share.id,
+			label: share.label,
+			url: share.slug ? `${server}/s/${share.slug}` : undefined,
+			handedOver: share.handedOver,
+		},
+		missing: asked.match?.missing ?? [],
+	});
+	return EXIT.ok;
+}
+
+/** What is known before asking: the tool's live connection, the permissions, the matched records. */
+async function gather(ctx: Context, api: Api, link: ToolLink): Promise<Consent> {
+	const v = ctx.values;
+	const client = link.client;
+	const code = link.challenge ? await checkCode(link.challenge) : undefined;
 	const known = client
 		? (
 				await api.get<{ items: Connection[] }>(
@@ -161,16 +256,30 @@ export async function openToolLink(ctx: Context, link: ToolLink, text: string): 
 		: [];
 	const existing = known.find((c) => c.clientId === client && c.state === "connected");
 	// A connection is made with the tool's challenge; without one, only a live connection is named.
-	const canConnect = Boolean(client && link.challenge && link.redirect);
-	const connects = canConnect || existing !== undefined;
+	const connects = Boolean(client && link.challenge && link.redirect) || existing !== undefined;
 	const allowRevoke = v["allow-revoke"] === true ? true : (existing?.allowRevoke ?? false);
 	const allowHandOver = v["allow-hand-over"] === true ? true : (existing?.allowHandOver ?? false);
-
 	const match = link.kind === "proposal" ? await matchKeys(api, link.keys) : undefined;
-	const chosen = match?.chosen ?? [];
-	const handable = chosen.every((r) => !r.hidden && r.type !== "file");
+	const handable = (match?.chosen ?? []).every((r) => !r.hidden && r.type !== "file");
+	return {
+		link,
+		server: api.server,
+		client,
+		code,
+		existing,
+		match,
+		connects,
+		allowRevoke,
+		allowHandOver,
+		handable,
+	};
+}
 
-	// What the person is asked about, on stderr (stdout stays the answer).
+/** What the person is asked about, on stderr (stdout stays the answer). */
+function describe(asked: Consent): string[] {
+	const { link, server, client, code, existing, match, connects, allowRevoke, allowHandOver } = asked;
+	const claimed = link.kind === "connect" ? link.name : link.from;
+	const chosen = match?.chosen ?? [];
 	const lines: string[] = [];
 	lines.push(
 		link.kind === "connect"
@@ -211,41 +320,26 @@ export async function openToolLink(ctx: Context, link: ToolLink, text: string): 
 				? "  The tool is not connected: the share is made, and the tool learns only its id."
 				: !allowHandOver
 					? "  The tool will read the share's status, not its address."
-					: handable
+					: asked.handable
 						? "  The tool will receive the share's address."
 						: "  Not handed to the tool: it holds hidden entries or files.",
 		);
 	}
-	note(lines.join("\n"));
-	if (link.kind === "proposal" && chosen.length === 0) {
-		throw new CliError(
-			`none of the entries the tool asks for (${link.keys.join(", ")}) is in this workspace: nothing can be shared`,
-			EXIT.notFound,
-		);
-	}
+	return lines;
+}
 
-	let agreed = v.yes === true;
-	if (!agreed) {
-		if (noOneToAsk) {
-			throw new UsageError(
-				`not on a terminal, so nobody can be asked: compare the check code, then pass --yes to consent${consent ? `, or consent in the console at ${consent}` : ""}`,
-			);
-		}
-		agreed = await ask(link.kind === "connect" ? "Connect this tool?" : "Create the share?");
-	}
-
-	const back = (params: Record<string, string | undefined>) =>
-		link.redirect && poll === undefined
-			? answerAddress(link.redirect, { state: link.state, server, ...params })
-			: undefined;
-
-	if (!agreed) {
-		const address = back({ status: "declined" });
-		report(ctx, { kind: link.kind, status: "declined", client, checkCode: code, address });
-		return EXIT.ok;
-	}
-
-	let connection = existing?.id;
+/**
+ * After consent: the live connection's permissions brought to what was agreed, and a code for the
+ * tool when its link carries a challenge.
+ */
+async function connect(
+	ctx: Context,
+	api: Api,
+	asked: Consent,
+): Promise<{ answer: string | undefined; connection: string | undefined; mayHandOver: boolean }> {
+	const v = ctx.values;
+	const { link, client, existing, allowRevoke, allowHandOver } = asked;
+	const connection = existing?.id;
 	let mayHandOver = allowHandOver;
 	if (existing && (existing.allowRevoke !== allowRevoke || existing.allowHandOver !== allowHandOver)) {
 		const now = await api.post<{ allowRevoke: boolean; allowHandOver: boolean }>(
@@ -254,111 +348,53 @@ export async function openToolLink(ctx: Context, link: ToolLink, text: string): 
 		);
 		mayHandOver = now.allowHandOver;
 	}
-	let answer: string | undefined;
-	if (canConnect && client && link.challenge && link.redirect) {
-		const common = {
-			clientId: client,
-			redirectUri: link.redirect,
-			challenge: link.challenge,
-			poll: poll !== undefined,
-		};
-		// Decision: `svc://connect` is the owner connecting the tool again, which renews it for 90 days
-		// (spec "Connection"); a proposal from a connected tool only reuses it, as the console does.
-		const body =
-			existing && link.kind === "proposal"
-				? { ...common, reuse: true }
-				: {
-						...common,
-						clientName: nameFor(link),
-						...(existing && v["allow-revoke"] !== true ? {} : { allowRevoke }),
-						...(existing && v["allow-hand-over"] !== true ? {} : { allowHandOver }),
-					};
-		const authorized = await api.post<{ code: string; connectionId: string }>(
-			"/api/connections/authorize",
-			body,
+	if (!(client && link.challenge && link.redirect)) return { answer: undefined, connection, mayHandOver };
+	const poll = link.kind === "proposal" ? link.poll : undefined;
+	const common = {
+		clientId: client,
+		redirectUri: link.redirect,
+		challenge: link.challenge,
+		poll: poll !== undefined,
+	};
+	// Decision: `svc://connect` is the owner connecting the tool again, which renews it for 90 days
+	// (spec "Connection"); a proposal from a connected tool only reuses it, as the console does.
+	const body =
+		existing && link.kind === "proposal"
+			? { ...common, reuse: true }
+			: {
+					...common,
+					clientName: nameFor(link),
+					...(existing && v["allow-revoke"] !== true ? {} : { allowRevoke }),
+					...(existing && v["allow-hand-over"] !== true ? {} : { allowHandOver }),
+				};
+	const authorized = await api.post<{ code: string; connectionId: string }>(
+		"/api/connections/authorize",
+		body,
+	);
+	return { answer: authorized.code, connection: authorized.connectionId, mayHandOver };
+}
+
+/** The answer: JSON on stdout, or lines for the person, and the way back to the tool opened. */
+function report(c: Context, server: string, out: Outcome): void {
+	const opened = out.address && !c.values["no-browser"] ? openBrowser(out.address) : false;
+	if (c.json) {
+		printJson({ ...out, server, opened });
+		return;
+	}
+	if (out.status === "declined") note("Declined. Nothing was shared.");
+	else if (out.share) {
+		note(
+			`Share ${out.share.id} created${out.share.url ? `: ${out.share.url}` : ""}${out.share.handedOver ? " (handed to the tool)" : ""}`,
 		);
-		answer = authorized.code;
-		connection = authorized.connectionId;
-	}
-
-	if (link.kind === "connect") {
-		const address = back({ status: "connected", code: answer });
-		report(ctx, {
-			kind: "connect",
-			status: "connected",
-			client,
-			checkCode: code,
-			connection,
-			address,
-			code: poll === undefined ? undefined : answer,
-		});
-		return EXIT.ok;
-	}
-
-	const share = await api.post<CreatedShare>("/api/collections/links/records", {
-		label: link.label,
-		records: chosen.map((r) => r.id),
-		...(link.days ? { expiresAt: new Date(Date.now() + link.days * 86_400_000).toISOString() } : {}),
-		...(link.stamp ? { stamp: link.stamp } : {}),
-		...(link.purpose ? { purpose: link.purpose } : {}),
-		...(link.ref ? { ref: link.ref } : {}),
-		...(connection ? { connection, handedOver: mayHandOver && handable } : {}),
-	});
-	const address = back({ status: "created", code: answer, link: share.id });
-	report(ctx, {
-		kind: "proposal",
-		status: "created",
-		client,
-		checkCode: code,
-		connection,
-		address,
-		code: poll === undefined ? undefined : answer,
-		share: {
-			id: share.id,
-			label: share.label,
-			url: share.slug ? `${server}/s/${share.slug}` : undefined,
-			handedOver: share.handedOver,
-		},
-		missing: match?.missing ?? [],
-	});
-	return EXIT.ok;
-
-	function report(
-		c: Context,
-		out: {
-			kind: string;
-			status: string;
-			client?: string | undefined;
-			checkCode?: string | undefined;
-			connection?: string | undefined;
-			address?: string | undefined;
-			code?: string | undefined;
-			share?: { id: string; label: string; url?: string | undefined; handedOver: boolean };
-			missing?: string[];
-		},
-	): void {
-		const opened = out.address && !c.values["no-browser"] ? openBrowser(out.address) : false;
-		if (c.json) {
-			printJson({ ...out, server, opened });
-			return;
-		}
-		if (out.status === "declined") note("Declined. Nothing was shared.");
-		else if (out.share) {
-			note(
-				`Share ${out.share.id} created${out.share.url ? `: ${out.share.url}` : ""}${out.share.handedOver ? " (handed to the tool)" : ""}`,
-			);
-		} else
-			note(`Connected ${client} to ${server}${out.connection ? ` (connection ${out.connection})` : ""}.`);
-		if (out.address) {
-			note(
-				opened
-					? "Returning to the tool (opened in the browser):"
-					: "Open this address to return to the tool:",
-			);
-			printLine(out.address);
-		} else if (out.code) {
-			note("The tool collects the answer by itself; if it asks for a code, give it this one (five minutes):");
-			printLine(out.code);
-		} else if (out.share?.url) printLine(out.share.url);
-	}
+	} else
+		note(`Connected ${out.client} to ${server}${out.connection ? ` (connection ${out.connection})` : ""}.`);
+	if (out.address) {
+		note(
+			opened ? "Returning to the tool (opened in the browser):" : "Open this address to return to the tool:",
+		);
+		printLine(out.address);
+	} else if (out.code) {
+		note("The tool collects the answer by itself; if it asks for a code, give it this one (five minutes):");
+		printLine(out.code);
+	} else if (out.share?.url) printLine(out.share.url);
 }
