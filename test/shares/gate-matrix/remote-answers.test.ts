@@ -1,0 +1,94 @@
+// The gate-by-reader matrix for an answer kept on another server (expected.ts, reader
+// `remoteAnswer`): the requester's server lists the answer with GET /api/requests/{id}/links,
+// reading its values from the responder's server by bulk read. Two server processes
+// (test/helpers/two-servers.ts); per gate one request on req.test, answered from resp.test, whose
+// share of the answer the responder then puts in the gate's state.
+import assert from "node:assert/strict";
+import { before, describe, test } from "node:test";
+import { buildRequest, call, REQ, type Side, useTwoServers } from "../../helpers/two-servers.ts";
+import { answerFor, cellName, readersOf, SHARE_GATES, type ShareGate } from "./expected.ts";
+import { EMAIL, type GrantItem, grantAnswer, STAMP } from "./observe.ts";
+
+const LINKS = "/api/collections/links/records";
+
+async function ok(side: Side, method: string, path: string, body?: unknown) {
+	const res = await call(side, method, path, body);
+	assert.equal(res.status, 200, res.body);
+	return res.json();
+}
+
+describe("gate × reader: an answer kept on another server", () => {
+	// Every listing reads the grant again, so each cell sees the responder's share as it is now.
+	const two = useTwoServers({ GRANT_MAX_AGE: "0" });
+	/** Per gate: the request on req.test its answer came to. */
+	const requests = new Map<ShareGate, string>();
+	const patch = (id: string, body: Record<string, unknown>) => ok(two.resp, "PATCH", `${LINKS}/${id}`, body);
+	/** When the expired answer's share expires (wall clock: these are server processes). */
+	let expires = 0;
+
+	/** How each gate is put on the answer's share (`grantId` on resp.test), by the responder. */
+	const APPLY: Partial<Record<ShareGate, (grantId: string) => Promise<unknown>>> = {
+		paused: (id) => patch(id, { status: "paused" }),
+		revoked: (id) => patch(id, { status: "revoked" }),
+		expired: (id) => {
+			expires = Date.now() + 1_500;
+			return patch(id, { expiresAt: new Date(expires).toISOString() });
+		},
+		capReached: async (id) => {
+			// The responder opens the share once; a cap at the views taken ends it.
+			const { slug } = await ok(two.resp, "GET", `${LINKS}/${id}`);
+			const read = await call(two.resp, "POST", `/api/public/links/${slug}`, {}, false);
+			assert.equal(read.status, 200, read.body);
+			return patch(id, { maxViews: 1 });
+		},
+		password: (id) => patch(id, { password: "open sesame" }),
+		handshake: (id) => patch(id, { requireHandshake: true }),
+		watermark: (id) => patch(id, { stamp: STAMP }),
+		// The entries the answer shares are hidden afterwards in the responder's vault.
+		hidden: async (id) => {
+			const grant = await two.resp.store.db
+				.selectFrom("grant_tokens")
+				.select("keys")
+				.where("link", "=", id)
+				.executeTakeFirstOrThrow();
+			for (const record of Object.values(JSON.parse(grant.keys) as Record<string, string>)) {
+				await ok(two.resp, "PATCH", `/api/collections/records/records/${record}`, { hidden: true });
+			}
+		},
+		// An answer's share is made by the server for the requester, never for a tool.
+		handOver: async () => {},
+	};
+
+	before(async () => {
+		for (const gate of SHARE_GATES) {
+			const apply = APPLY[gate];
+			if (!apply) continue;
+			const r = await buildRequest(two.req, { label: `Gate ${gate}` });
+			const answer = await ok(two.resp, "POST", "/api/requests/remote", {
+				server: REQ,
+				slug: r.slug,
+				values: { name: "Ann Example", email: EMAIL },
+			});
+			await apply(answer.grantId as string);
+			requests.set(gate, r.id);
+		}
+		const wait = expires - Date.now() + 100;
+		if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+	});
+
+	for (const reader of readersOf("remote-answers.test.ts")) {
+		for (const gate of SHARE_GATES) {
+			test(cellName(gate, reader), async () => {
+				const request = requests.get(gate);
+				assert.ok(
+					request,
+					`no answer in the state of gate ${gate}: add it to APPLY in remote-answers.test.ts`,
+				);
+				const listed = await ok(two.req, "GET", `/api/requests/${request}/links`);
+				const item = (listed.items as (GrantItem & { remote?: boolean })[])[0];
+				assert.equal(item?.remote, true, JSON.stringify(listed));
+				assert.equal(grantAnswer(item), answerFor(gate, reader));
+			});
+		}
+	}
+});
