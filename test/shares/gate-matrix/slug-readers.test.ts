@@ -14,7 +14,7 @@ import { createIdentity } from "../../../src/features/identity/service.ts";
 import { ManualClock } from "../../../src/lib/clock.ts";
 import { randomToken, sha256Hex } from "../../../src/lib/crypto.ts";
 import { connect } from "../../connections/helpers.ts";
-import { BROWSER_ACCEPT, csv, icalendar, vcard } from "../../formats/helpers.ts";
+import { BROWSER_ACCEPT, csv, dav, icalendar, vcard } from "../../formats/helpers.ts";
 import { makeApp, type TestApp } from "../../helpers/app.ts";
 import { deviceKey } from "../../helpers/device-key.ts";
 import { buildAccount, type TestAccount } from "../../helpers/factories.ts";
@@ -225,9 +225,13 @@ const OBSERVE: Partial<Record<ShareReader, (f: Fixture) => Promise<string>>> = {
 		const dated = events.some((e) => String(e.getFirstPropertyValue("dtstart")) === MOVE_IN);
 		return dated ? "served" : "200 without the values";
 	},
+	// As a contacts app opens the book: PROPFIND the collection, then GET the card.
 	carddav: async (f) => {
-		const res = await publicGet(t.app, `/dav/s/${f.slug}/contact.vcf`);
-		if (res.statusCode !== 200) return refusal(res);
+		const found = await dav(t.app, "PROPFIND", `/dav/s/${f.slug}/`, { headers: { depth: "1" } });
+		if (found.statusCode !== 207) return refusal(found);
+		const res = await dav(t.app, "GET", `/dav/s/${f.slug}/contact.vcf`);
+		// The book opened: the card must then be served (a book listed for a refused share is a side door).
+		if (res.statusCode !== 200) return `207 PROPFIND, then ${refusal(res)}`;
 		return vcard(res.body).getFirstPropertyValue("email") === EMAIL ? "served" : "200 without the values";
 	},
 	fileToken: async (f) => {
