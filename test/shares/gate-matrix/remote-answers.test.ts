@@ -23,16 +23,20 @@ describe("gate × reader: an answer kept on another server", () => {
 	/** Per gate: the request on req.test its answer came to, and the grant on resp.test. */
 	const requests = new Map<ShareGate, { request: string; grant: string }>();
 	const patch = (id: string, body: Record<string, unknown>) => ok(two.resp, "PATCH", `${LINKS}/${id}`, body);
-	/** When the expired answer's share expires (wall clock: these are server processes). */
-	let expires = 0;
 
 	/** How each gate is put on the answer's share (`grantId` on resp.test), by the responder. */
 	const APPLY: Partial<Record<ShareGate, (grantId: string) => Promise<unknown>>> = {
 		paused: (id) => patch(id, { status: "paused" }),
 		revoked: (id) => patch(id, { status: "revoked" }),
-		expired: (id) => {
-			expires = Date.now() + 1_500;
-			return patch(id, { expiresAt: new Date(expires).toISOString() });
+		// A server process keeps the wall clock's time: the expiry is set through the API, then moved
+		// into the past in resp.test's database, as the time passing would (no sleeping in tests).
+		expired: async (id) => {
+			await patch(id, { expiresAt: new Date(Date.now() + 3_600_000).toISOString() });
+			await two.resp.store.db
+				.updateTable("links")
+				.set({ expires_at: Date.now() - 1_000 })
+				.where("id", "=", id)
+				.execute();
 		},
 		capReached: async (id) => {
 			// The responder opens the share once; a cap at the views taken ends it.
@@ -83,8 +87,6 @@ describe("gate × reader: an answer kept on another server", () => {
 			await apply(answer.grantId as string);
 			requests.set(gate, { request: r.id, grant: answer.grantId as string });
 		}
-		const wait = expires - Date.now() + 100;
-		if (wait > 0) await new Promise((r) => setTimeout(r, wait));
 	});
 
 	for (const reader of readersOf("remote-answers.test.ts")) {
