@@ -55,6 +55,8 @@ interface Fixture {
 	downloadToken: string;
 	archiveToken: string;
 	grant: { id: string; token: string };
+	/** The calendar's ETag from its subscription's first read, before the gate applied. */
+	calendarTag: string | undefined;
 }
 
 const clock = new ManualClock(T0);
@@ -96,8 +98,8 @@ const MAKING: Partial<Record<ShareGate, Making>> = {
 	paused: { after: status("paused") },
 	revoked: { after: status("revoked") },
 	expired: { link: { expiresAt: new Date(EXPIRES).toISOString() } },
-	// The resolve that mints the tokens takes the only view.
-	capReached: { link: { maxViews: 1 } },
+	// The calendar's first read and the resolve that mints the tokens take both views.
+	capReached: { link: { maxViews: 2 } },
 	password: { link: { password: "open sesame" }, resolveBody: async () => ({ password: "open sesame" }) },
 	handshake: { link: { requireHandshake: true }, resolveBody: handshake },
 	watermark: { link: { stamp: STAMP } },
@@ -152,6 +154,23 @@ async function makeFixture(gate: ShareGate, m: Making): Promise<Fixture> {
 		});
 		assert.equal(res.statusCode, 200, res.body);
 	}
+	// A calendar program subscribes (with the password, as HTTP Basic, where there is one) and keeps
+	// the ETag to ask again with; a share needing a proven identity cannot be subscribed to.
+	let calendarTag: string | undefined;
+	if (m.link?.requireHandshake !== true) {
+		const password = typeof m.link?.password === "string" ? m.link.password : undefined;
+		const basic = password
+			? { authorization: `Basic ${Buffer.from(`:${password}`).toString("base64")}` }
+			: {};
+		const first = await t.app.inject({
+			method: "GET",
+			url: `/s/${link.slug}`,
+			headers: { accept: "text/calendar", ...basic },
+			remoteAddress: nextIp(),
+		});
+		assert.equal(first.statusCode, 200, first.body);
+		calendarTag = String(first.headers.etag);
+	}
 	const resolved = await resolveLink(
 		t.app,
 		link.slug,
@@ -182,6 +201,7 @@ async function makeFixture(gate: ShareGate, m: Making): Promise<Fixture> {
 		downloadToken,
 		archiveToken: body.archiveToken,
 		grant: { id: link.id, token },
+		calendarTag,
 	};
 }
 
@@ -218,8 +238,15 @@ const OBSERVE: Partial<Record<ShareReader, (f: Fixture) => Promise<string>>> = {
 		if (res.statusCode !== 200) return refusal(res);
 		return vcard(res.body).getFirstPropertyValue("email") === EMAIL ? "served" : "200 without the values";
 	},
+	// As a subscribed calendar asks again: with the ETag it kept. A 304 keeps its copy (served).
 	ical: async (f) => {
-		const res = await asFormat(f, "text/calendar");
+		const res = await t.app.inject({
+			method: "GET",
+			url: `/s/${f.slug}`,
+			headers: { accept: "text/calendar", ...(f.calendarTag ? { "if-none-match": f.calendarTag } : {}) },
+			remoteAddress: nextIp(),
+		});
+		if (res.statusCode === 304) return "served";
 		if (res.statusCode !== 200) return refusal(res);
 		const events = icalendar(res.body).getAllSubcomponents("vevent");
 		const dated = events.some((e) => String(e.getFirstPropertyValue("dtstart")) === MOVE_IN);
