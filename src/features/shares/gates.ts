@@ -14,7 +14,7 @@ import type { PublicLinkRow } from "./public-queries.ts";
 
 /**
  * Every gate a reader of a share may have to honour, as the gate-by-reader test names them
- * (test/shares/gate-matrix.test.ts): adding one here makes that test name each reader that does
+ * (test/shares/gate-matrix/): adding one here makes that test name each reader that does
  * not yet answer for it.
  */
 export const SHARE_GATES = [
