@@ -16,7 +16,6 @@ import { credentialsCollection } from "./features/attestations/held-collection.t
 import { attestationRoutes } from "./features/attestations/routes.ts";
 import { callbackRoutes } from "./features/callbacks/routes.ts";
 import { challengeRoutes, createChallengeScopes } from "./features/challenges/routes.ts";
-import { passkeysCollection } from "./features/collections/passkeys.ts";
 import { type CollectionRegistration, collection } from "./features/collections/registry.ts";
 import { collectionRoutes } from "./features/collections/routes.ts";
 import { connectionsCollection } from "./features/connections/collection.ts";
@@ -30,6 +29,7 @@ import { invitationsCollection } from "./features/invitations/collection.ts";
 import { invitationRoutes } from "./features/invitations/routes.ts";
 import { notificationsCollection } from "./features/notifications/collection.ts";
 import { oidcRoutes } from "./features/oidc/routes.ts";
+import { passkeysCollection } from "./features/passkeys/collection.ts";
 import { passkeyPageRoutes } from "./features/passkeys/page.ts";
 import { passkeyRoutes } from "./features/passkeys/routes.ts";
 import { relyingParty } from "./features/passkeys/service.ts";

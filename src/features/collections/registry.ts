@@ -146,7 +146,7 @@ export interface CollectionRegistration {
  */
 export function collection<Row, Create, Update, Deps extends object>(
 	module: CollectionModule<Row, Create, Update, Deps>,
-	...deps: NoDeps extends Deps ? [] : [(app: FastifyInstance) => Deps]
+	...deps: NoDeps extends Deps ? [] : [(app: FastifyInstance) => NoInfer<Deps>]
 ): CollectionRegistration {
 	return { module, deps: deps[0] ?? (() => ({})) };
 }
