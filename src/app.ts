@@ -129,22 +129,8 @@ export const collections: readonly CollectionRegistration[] = [
 
 export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App> {
 	const clock = deps.clock ?? systemClock;
-	const logger =
-		config.logLevel === "silent"
-			? false
-			: {
-					level: config.logLevel,
-					// Asynchronous destination: a log line never blocks a request on a write (design: hot paths).
-					stream: deps.logStream ?? pino.destination({ sync: false }),
-					redact: [
-						"req.headers.authorization",
-						'req.headers["x-api-key"]',
-						'req.headers["x-svc-connection"]',
-					],
-				};
-
 	const app = Fastify({
-		logger,
+		logger: loggerOptions(config, deps),
 		// One access line per request only when LOG_REQUESTS is on (hook below); errors always log.
 		logController: new LogController({ disableRequestLogging: true }),
 		trustProxy: config.trustProxy,
@@ -225,53 +211,10 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
 			});
 		}
 
-		app.addSchema(ProblemSchema);
-		await app.register(swagger, {
-			openapi: {
-				openapi: "3.1.0",
-				info: {
-					title: "Living-grant sharing and collection service",
-					version: API_VERSION,
-					description:
-						"Every error is application/problem+json with a `code`; see docs/api.md. A string holding NUL (U+0000) or a lone UTF-16 surrogate is refused before any query: 400 `validation_failed` in a body or query, 404 (the route's code for an unknown id) in a path. A rate-limited route (429 `rate_limited`) answers 503 `service_unavailable` while the Redis its counters live in (REDIS_URL) cannot be reached.",
-				},
-				components: {
-					securitySchemes: {
-						ApiKey: { type: "apiKey", in: "header", name: "X-API-Key" },
-						Session: {
-							type: "http",
-							scheme: "bearer",
-							description: "session token from /api/passkeys/token",
-						},
-						Connection: { type: "apiKey", in: "header", name: "X-Svc-Connection" },
-					},
-				},
-			},
-			refResolver: { buildLocalReference: (json, _base, _frag, i) => (json.$id as string) ?? `def-${i}` },
-		});
+		await registerOpenApi(app);
 		await registerRateLimit(app, config);
 
-		await app.register(serverRoutes);
-		await app.register(identityRoutes);
-		await app.register(challengeRoutes);
-		await app.register(accountRoutes);
-		await app.register(invitationRoutes);
-		await app.register(workspaceRoutes);
-		await app.register(passkeyRoutes);
-		await app.register(passkeyPageRoutes);
-		await app.register(collectionRoutes, { collections });
-		await app.register(fileRoutes);
-		await app.register(requestRoutes);
-		await app.register(callbackRoutes, { timeoutMs: deps.callbackTimeoutMs });
-		await app.register(shareRoutes);
-		await app.register(connectionRoutes);
-		await app.register(formatRoutes);
-		await app.register(answerRoutes);
-		await app.register(grantRoutes);
-		await app.register(oidcRoutes);
-		await app.register(attestationRoutes);
-		await app.register(stampingRoutes, { shareStampFor });
-		await app.register(consoleRoutes);
+		await registerFeatures(app, deps);
 		if (deps.extend) await deps.extend(app);
 		app.get("/api/openapi.json", { schema: { hide: true } }, async () => app.swagger());
 
@@ -281,4 +224,69 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
 		throw err;
 	}
 	return app;
+}
+
+/** Pino at LOG_LEVEL (none when silent), writing asynchronously, credentials redacted. */
+function loggerOptions(config: Config, deps: AppDeps) {
+	return config.logLevel === "silent"
+		? false
+		: {
+				level: config.logLevel,
+				// Asynchronous destination: a log line never blocks a request on a write (design: hot paths).
+				stream: deps.logStream ?? pino.destination({ sync: false }),
+				redact: ["req.headers.authorization", 'req.headers["x-api-key"]', 'req.headers["x-svc-connection"]'],
+			};
+}
+
+/** The OpenAPI document (served at /api/openapi.json) and the problem schema every route answers with. */
+async function registerOpenApi(app: App): Promise<void> {
+	app.addSchema(ProblemSchema);
+	await app.register(swagger, {
+		openapi: {
+			openapi: "3.1.0",
+			info: {
+				title: "Living-grant sharing and collection service",
+				version: API_VERSION,
+				description:
+					"Every error is application/problem+json with a `code`; see docs/api.md. A string holding NUL (U+0000) or a lone UTF-16 surrogate is refused before any query: 400 `validation_failed` in a body or query, 404 (the route's code for an unknown id) in a path. A rate-limited route (429 `rate_limited`) answers 503 `service_unavailable` while the Redis its counters live in (REDIS_URL) cannot be reached.",
+			},
+			components: {
+				securitySchemes: {
+					ApiKey: { type: "apiKey", in: "header", name: "X-API-Key" },
+					Session: {
+						type: "http",
+						scheme: "bearer",
+						description: "session token from /api/passkeys/token",
+					},
+					Connection: { type: "apiKey", in: "header", name: "X-Svc-Connection" },
+				},
+			},
+		},
+		refResolver: { buildLocalReference: (json, _base, _frag, i) => (json.$id as string) ?? `def-${i}` },
+	});
+}
+
+/** Every feature's routes, in order (the OpenAPI document lists them so). */
+async function registerFeatures(app: App, deps: AppDeps): Promise<void> {
+	await app.register(serverRoutes);
+	await app.register(identityRoutes);
+	await app.register(challengeRoutes);
+	await app.register(accountRoutes);
+	await app.register(invitationRoutes);
+	await app.register(workspaceRoutes);
+	await app.register(passkeyRoutes);
+	await app.register(passkeyPageRoutes);
+	await app.register(collectionRoutes, { collections });
+	await app.register(fileRoutes);
+	await app.register(requestRoutes);
+	await app.register(callbackRoutes, { timeoutMs: deps.callbackTimeoutMs });
+	await app.register(shareRoutes);
+	await app.register(connectionRoutes);
+	await app.register(formatRoutes);
+	await app.register(answerRoutes);
+	await app.register(grantRoutes);
+	await app.register(oidcRoutes);
+	await app.register(attestationRoutes);
+	await app.register(stampingRoutes, { shareStampFor });
+	await app.register(consoleRoutes);
 }
