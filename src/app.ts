@@ -8,30 +8,48 @@ import { openStore, type Store } from "./db/index.ts";
 import { accountRoutes } from "./features/accounts/routes.ts";
 import { sessionResolver } from "./features/accounts/service.ts";
 import { answerRoutes } from "./features/answers/routes.ts";
+import { apiKeysCollection } from "./features/apikeys/collection.ts";
 import { apiKeyResolver } from "./features/apikeys/service.ts";
+import { attestationsCollection } from "./features/attestations/collection.ts";
 import type { CredentialClaimer } from "./features/attestations/held.ts";
+import { credentialsCollection } from "./features/attestations/held-collection.ts";
 import { attestationRoutes } from "./features/attestations/routes.ts";
 import { callbackRoutes } from "./features/callbacks/routes.ts";
 import { challengeRoutes, createChallengeScopes } from "./features/challenges/routes.ts";
+import { type CollectionRegistration, collection } from "./features/collections/registry.ts";
 import { collectionRoutes } from "./features/collections/routes.ts";
+import { connectionsCollection } from "./features/connections/collection.ts";
 import { connectionRoutes } from "./features/connections/routes.ts";
 import { consoleRoutes } from "./features/console/routes.ts";
 import { formatRoutes } from "./features/formats/routes.ts";
 import { grantRoutes } from "./features/grants/routes.ts";
+import { identitiesCollection } from "./features/identity/collection.ts";
 import { identityRoutes } from "./features/identity/routes.ts";
+import { invitationsCollection } from "./features/invitations/collection.ts";
 import { invitationRoutes } from "./features/invitations/routes.ts";
+import { notificationsCollection } from "./features/notifications/collection.ts";
 import { oidcRoutes } from "./features/oidc/routes.ts";
+import { passkeysCollection } from "./features/passkeys/collection.ts";
 import { passkeyPageRoutes } from "./features/passkeys/page.ts";
 import { passkeyRoutes } from "./features/passkeys/routes.ts";
+import { relyingParty } from "./features/passkeys/service.ts";
+import { requestsCollection } from "./features/requests/collection.ts";
 import { requestRoutes } from "./features/requests/routes.ts";
 import { loadRootKey, type RootKey } from "./features/server/root-key.ts";
 import { serverRoutes } from "./features/server/routes.ts";
+import { linksCollection } from "./features/shares/collection.ts";
 import { createGrantHooks } from "./features/shares/grant-hooks.ts";
+import { linkReadsCollection } from "./features/shares/reads.ts";
 import { shareRoutes } from "./features/shares/routes.ts";
 import { shareStampFor } from "./features/shares/service.ts";
 import { stampingRoutes } from "./features/stamping/routes.ts";
 import { fileRoutes } from "./features/vault/files/routes.ts";
+import { recordsCollection } from "./features/vault/records/collection.ts";
+import { sectionsCollection } from "./features/vault/sections/collection.ts";
+import { templatesCollection } from "./features/vault/templates/collection.ts";
+import { workspacesCollection } from "./features/workspaces/collection.ts";
 import { createWorkspaceHooks } from "./features/workspaces/hooks.ts";
+import { membersCollection } from "./features/workspaces/members.ts";
 import { workspaceRoutes } from "./features/workspaces/routes.ts";
 import { registerAnswerRounds } from "./http/answer-rounds.ts";
 import { authPlugin } from "./http/auth.ts";
@@ -82,24 +100,37 @@ export type App = FastifyInstance;
 
 export const API_VERSION = "0.1.0";
 
+/**
+ * The collections of `/api/collections/{collection}/records`, in the order the API documents them:
+ * each feature's module (its collection.ts), with what its handlers need beyond the database, the
+ * caller and the clock, taken from the app at start-up.
+ */
+export const collections: readonly CollectionRegistration[] = [
+	collection(workspacesCollection, (app) => ({ blobs: app.blobs, workspaceHooks: app.workspaceHooks })),
+	collection(membersCollection),
+	collection(invitationsCollection, (app) => ({ origin: relyingParty(app.config).origin })),
+	collection(recordsCollection, (app) => ({ blobs: app.blobs, grantHooks: app.grantHooks })),
+	collection(sectionsCollection),
+	collection(templatesCollection),
+	collection(notificationsCollection),
+	collection(passkeysCollection),
+	collection(apiKeysCollection),
+	collection(identitiesCollection, (app) => ({ rootKey: app.rootKey, domain: app.config.domain })),
+	collection(requestsCollection, (app) => ({
+		callbackPolicy: { allowPrivate: app.config.allowPrivateCallbacks, dnsServers: app.config.dnsServers },
+	})),
+	collection(linksCollection, (app) => ({ grantHooks: app.grantHooks })),
+	collection(linkReadsCollection),
+	collection(connectionsCollection),
+	collection(attestationsCollection, (app) => ({ allowAttestations: app.config.allowAttestations })),
+	// Filled in by the attestations plugin, which holds the key ring the claim needs (held.ts).
+	collection(credentialsCollection, (app) => ({ credentialClaim: app.credentialClaim })),
+];
+
 export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App> {
 	const clock = deps.clock ?? systemClock;
-	const logger =
-		config.logLevel === "silent"
-			? false
-			: {
-					level: config.logLevel,
-					// Asynchronous destination: a log line never blocks a request on a write (design: hot paths).
-					stream: deps.logStream ?? pino.destination({ sync: false }),
-					redact: [
-						"req.headers.authorization",
-						'req.headers["x-api-key"]',
-						'req.headers["x-svc-connection"]',
-					],
-				};
-
 	const app = Fastify({
-		logger,
+		logger: loggerOptions(config, deps),
 		// One access line per request only when LOG_REQUESTS is on (hook below); errors always log.
 		logController: new LogController({ disableRequestLogging: true }),
 		trustProxy: config.trustProxy,
@@ -180,53 +211,10 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
 			});
 		}
 
-		app.addSchema(ProblemSchema);
-		await app.register(swagger, {
-			openapi: {
-				openapi: "3.1.0",
-				info: {
-					title: "Living-grant sharing and collection service",
-					version: API_VERSION,
-					description:
-						"Every error is application/problem+json with a `code`; see docs/api.md. A string holding NUL (U+0000) or a lone UTF-16 surrogate is refused before any query: 400 `validation_failed` in a body or query, 404 (the route's code for an unknown id) in a path. A rate-limited route (429 `rate_limited`) answers 503 `service_unavailable` while the Redis its counters live in (REDIS_URL) cannot be reached.",
-				},
-				components: {
-					securitySchemes: {
-						ApiKey: { type: "apiKey", in: "header", name: "X-API-Key" },
-						Session: {
-							type: "http",
-							scheme: "bearer",
-							description: "session token from /api/passkeys/token",
-						},
-						Connection: { type: "apiKey", in: "header", name: "X-Svc-Connection" },
-					},
-				},
-			},
-			refResolver: { buildLocalReference: (json, _base, _frag, i) => (json.$id as string) ?? `def-${i}` },
-		});
+		await registerOpenApi(app);
 		await registerRateLimit(app, config);
 
-		await app.register(serverRoutes);
-		await app.register(identityRoutes);
-		await app.register(challengeRoutes);
-		await app.register(accountRoutes);
-		await app.register(invitationRoutes);
-		await app.register(workspaceRoutes);
-		await app.register(passkeyRoutes);
-		await app.register(passkeyPageRoutes);
-		await app.register(collectionRoutes);
-		await app.register(fileRoutes);
-		await app.register(requestRoutes);
-		await app.register(callbackRoutes, { timeoutMs: deps.callbackTimeoutMs });
-		await app.register(shareRoutes);
-		await app.register(connectionRoutes);
-		await app.register(formatRoutes);
-		await app.register(answerRoutes);
-		await app.register(grantRoutes);
-		await app.register(oidcRoutes);
-		await app.register(attestationRoutes);
-		await app.register(stampingRoutes, { shareStampFor });
-		await app.register(consoleRoutes);
+		await registerFeatures(app, deps);
 		if (deps.extend) await deps.extend(app);
 		app.get("/api/openapi.json", { schema: { hide: true } }, async () => app.swagger());
 
@@ -236,4 +224,69 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
 		throw err;
 	}
 	return app;
+}
+
+/** Pino at LOG_LEVEL (none when silent), writing asynchronously, credentials redacted. */
+function loggerOptions(config: Config, deps: AppDeps) {
+	return config.logLevel === "silent"
+		? false
+		: {
+				level: config.logLevel,
+				// Asynchronous destination: a log line never blocks a request on a write (design: hot paths).
+				stream: deps.logStream ?? pino.destination({ sync: false }),
+				redact: ["req.headers.authorization", 'req.headers["x-api-key"]', 'req.headers["x-svc-connection"]'],
+			};
+}
+
+/** The OpenAPI document (served at /api/openapi.json) and the problem schema every route answers with. */
+async function registerOpenApi(app: App): Promise<void> {
+	app.addSchema(ProblemSchema);
+	await app.register(swagger, {
+		openapi: {
+			openapi: "3.1.0",
+			info: {
+				title: "Living-grant sharing and collection service",
+				version: API_VERSION,
+				description:
+					"Every error is application/problem+json with a `code`; see docs/api.md. A string holding NUL (U+0000) or a lone UTF-16 surrogate is refused before any query: 400 `validation_failed` in a body or query, 404 (the route's code for an unknown id) in a path. A rate-limited route (429 `rate_limited`) answers 503 `service_unavailable` while the Redis its counters live in (REDIS_URL) cannot be reached.",
+			},
+			components: {
+				securitySchemes: {
+					ApiKey: { type: "apiKey", in: "header", name: "X-API-Key" },
+					Session: {
+						type: "http",
+						scheme: "bearer",
+						description: "session token from /api/passkeys/token",
+					},
+					Connection: { type: "apiKey", in: "header", name: "X-Svc-Connection" },
+				},
+			},
+		},
+		refResolver: { buildLocalReference: (json, _base, _frag, i) => (json.$id as string) ?? `def-${i}` },
+	});
+}
+
+/** Every feature's routes, in order (the OpenAPI document lists them so). */
+async function registerFeatures(app: App, deps: AppDeps): Promise<void> {
+	await app.register(serverRoutes);
+	await app.register(identityRoutes);
+	await app.register(challengeRoutes);
+	await app.register(accountRoutes);
+	await app.register(invitationRoutes);
+	await app.register(workspaceRoutes);
+	await app.register(passkeyRoutes);
+	await app.register(passkeyPageRoutes);
+	await app.register(collectionRoutes, { collections });
+	await app.register(fileRoutes);
+	await app.register(requestRoutes);
+	await app.register(callbackRoutes, { timeoutMs: deps.callbackTimeoutMs });
+	await app.register(shareRoutes);
+	await app.register(connectionRoutes);
+	await app.register(formatRoutes);
+	await app.register(answerRoutes);
+	await app.register(grantRoutes);
+	await app.register(oidcRoutes);
+	await app.register(attestationRoutes);
+	await app.register(stampingRoutes, { shareStampFor });
+	await app.register(consoleRoutes);
 }

@@ -12,12 +12,11 @@ import { Writable } from "node:stream";
 import { after, before, describe, test } from "node:test";
 import { type Expression, type Kysely, type SqlBool, sql } from "kysely";
 import pg from "pg";
-import { buildApp } from "../../src/app.ts";
+import { buildApp, collections } from "../../src/app.ts";
 import { loadConfig } from "../../src/config.ts";
 import type { Database } from "../../src/db/schema.ts";
 import { type FilterNode, parseFilter } from "../../src/features/collections/filter.ts";
 import { filterToSql } from "../../src/features/collections/filter-sql.ts";
-import { collectionModules } from "../../src/features/collections/modules.ts";
 import type { QueryField } from "../../src/features/collections/registry.ts";
 import { recordsCollection } from "../../src/features/vault/records/collection.ts";
 import { newRecordRow } from "../../src/features/vault/records/service.ts";
@@ -364,7 +363,7 @@ describe("~ and !~ on every text field of every collection", () => {
 	});
 	after(() => t.close());
 
-	for (const module of collectionModules) {
+	for (const { module } of collections) {
 		if (!module.access.list) continue;
 		const text = Object.entries(module.query).filter(([, f]) => f.type === "text" && f.filter !== false);
 		if (text.length === 0) continue;

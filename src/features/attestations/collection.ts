@@ -96,7 +96,17 @@ type Create = {
 	subjectFingerprint?: string;
 };
 
-export const attestationsCollection = defineCollection<AttestationTable, Create, { status: "revoked" }>({
+/** ALLOW_ATTESTATIONS: issuing (create) is refused without it. */
+export interface AttestationDeps {
+	allowAttestations: boolean;
+}
+
+export const attestationsCollection = defineCollection<
+	AttestationTable,
+	Create,
+	{ status: "revoked" },
+	AttestationDeps
+>({
 	name: "attestations",
 	description:
 		"Attestations of the active workspace: statements about an identity, issued to it as SD-JWT VC credentials when it accepts the offer. Creating needs ALLOW_ATTESTATIONS and `attestations:issue`; the offer token is returned once, in `X-Attestation-Token`. Only `status: revoked` can be set; delete revokes too.",

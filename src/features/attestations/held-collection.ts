@@ -6,7 +6,7 @@ import { Type } from "typebox";
 import type { CredentialTable } from "../../db/schema.ts";
 import { Nullable, Timestamp } from "../collections/fields.ts";
 import { defineCollection } from "../collections/registry.ts";
-import { credentialRecord, type HeldClaimInput } from "./held.ts";
+import { type CredentialClaimer, credentialRecord, type HeldClaimInput } from "./held.ts";
 
 export const Credential = Type.Object(
 	{
@@ -43,7 +43,12 @@ const CredentialCreate = Type.Object(
 	{ additionalProperties: false, description: "The same body and checks as POST /api/credentials/claim." },
 );
 
-export const credentialsCollection = defineCollection<CredentialTable, HeldClaimInput, never>({
+/** Accepting an offer (create), as POST /api/credentials/claim does it. */
+export interface HeldDeps {
+	credentialClaim: CredentialClaimer;
+}
+
+export const credentialsCollection = defineCollection<CredentialTable, HeldClaimInput, never, HeldDeps>({
 	name: "credentials",
 	description:
 		"Credentials your identities accepted, from this server or another: yours alone, never an API key's. Create accepts an offer exactly as `POST /api/credentials/claim` does (same body, checks and refusals); delete forgets the copy.",

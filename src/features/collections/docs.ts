@@ -1,7 +1,7 @@
-// The per-collection field tables of docs/api.md, generated from the registry (scripts/gen-docs.ts)
-// so the documentation cannot drift from the schemas, access rules and query fields.
+// The per-collection field tables of docs/api.md, generated from the registered modules
+// (scripts/gen-docs.ts, from src/app.ts) so the documentation cannot drift from the schemas, access
+// rules and query fields.
 import type { TSchema } from "typebox";
-import { collectionModules } from "./modules.ts";
 import type { AnyCollection, Operation } from "./registry.ts";
 
 const cell = (s: string) => s.replaceAll("|", "\\|").replaceAll("\n", " ");
@@ -93,6 +93,6 @@ export function collectionTable(module: AnyCollection): string {
 		.join("\n");
 }
 
-export function collectionTables(): string {
-	return collectionModules.map(collectionTable).join("\n\n");
+export function collectionTables(modules: readonly AnyCollection[]): string {
+	return modules.map(collectionTable).join("\n\n");
 }

@@ -203,3 +203,28 @@ function mapError(err: unknown): unknown {
 	const message = err instanceof Error ? err.message : String(err);
 	return new AppError("bad_request", `Malformed multipart body: ${message}`);
 }
+
+const LINGER = { bytes: 8 * 1024 * 1024, ms: 2000 };
+
+/**
+ * An upload refused before it was read whole (401, 404, 413...): reads and drops a little more,
+ * then closes, instead of reading the rest of a possibly huge body or closing at once (a reset
+ * that can destroy the answer before the client reads it: nginx's "lingering close").
+ */
+export function lingeringClose(raw: FastifyRequest["raw"]): void {
+	let read = 0;
+	// (`app.inject` requests have a socket stand-in without destroy.)
+	const close = () => raw.socket.destroy?.();
+	const timer = setTimeout(close, LINGER.ms);
+	timer.unref();
+	raw.on("data", (chunk: Buffer) => {
+		read += chunk.length;
+		if (read > LINGER.bytes) {
+			clearTimeout(timer);
+			close();
+		}
+	});
+	// The body ended within the linger: the connection is clean and may be reused.
+	raw.on("end", () => clearTimeout(timer));
+	raw.resume();
+}

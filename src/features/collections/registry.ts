@@ -3,18 +3,16 @@
 // names filter and sort), an access rule per operation (default-deny: an operation without a rule
 // is refused), the rows a caller may see (every read and write starts from them, so "not yours"
 // answers exactly like "not found"), an explicit row -> record mapper, and handlers that call its
-// service. Adding a collection is declaring a module and listing it in modules.ts.
+// service. The framework imports no feature: each feature declares its module, and the app registers
+// it at start-up (`collection(module, deps)` in src/app.ts) with what its handlers need beyond the
+// database, the caller and the clock.
+import type { FastifyInstance } from "fastify";
 import type { Expression, Kysely, SelectQueryBuilder } from "kysely";
 import type { TObject, TSchema } from "typebox";
 import type { Database } from "../../db/schema.ts";
 import type { AccountCaller } from "../../http/auth.ts";
 import { requireScope } from "../../http/auth.ts";
 import { AppError } from "../../http/errors.ts";
-import type { BlobStore } from "../../lib/blob-store.ts";
-import type { CredentialClaimer } from "../attestations/held.ts";
-import type { RootKey } from "../server/root-key.ts";
-import type { GrantHooks } from "../shares/grant-hooks.ts";
-import type { WorkspaceHooks } from "../workspaces/hooks.ts";
 
 export type Operation = "list" | "view" | "create" | "update" | "delete";
 
@@ -54,27 +52,18 @@ export interface AccessRule {
 	apiKeys: boolean;
 }
 
-/** What a handler may use; passed explicitly, nothing else. */
+/**
+ * What every handler receives: the database, who is calling (with their scopes), and the app
+ * clock's time of the request. A module's `Deps` (bound at registration) come next to these.
+ */
 export interface OperationContext {
 	db: Kysely<Database>;
 	caller: AccountCaller;
 	now: number;
-	blobs: BlobStore;
-	workspaceHooks: WorkspaceHooks;
-	/** What watches shares and records (grant events), called inside each change's transaction. */
-	grantHooks: GrantHooks;
-	/** For collections that certify (`identities`): the root key and the domain it issues under. */
-	rootKey: RootKey;
-	domain: string;
-	/** The server's own origin (`https://<DOMAIN>`), for links a record hands out (invitations). */
-	origin: string;
-	/** The callback URL policy (`requests`): ALLOW_PRIVATE_CALLBACKS and the resolvers to check hosts with. */
-	callbackPolicy: { allowPrivate: boolean; dnsServers: readonly string[] };
-	/** ALLOW_ATTESTATIONS: issuing (`attestations` create) is refused without it. */
-	allowAttestations: boolean;
-	/** Accepting an offer (`credentials` create), as POST /api/credentials/claim does it. */
-	credentialClaim: CredentialClaimer;
 }
+
+/** The `Deps` of a collection whose handlers need nothing beyond the operation context. */
+export type NoDeps = Record<never, never>;
 
 /** A file already streamed into the blob store (under a fresh key) before its row is written. */
 export interface StoredUpload {
@@ -93,7 +82,7 @@ export interface Created {
 	headers?: Record<string, string>;
 }
 
-export interface CollectionModule<Row, Create, Update> {
+export interface CollectionModule<Row, Create, Update, Deps extends object = NoDeps> {
 	/** The `{collection}` path segment. */
 	name: string;
 	/** One paragraph for the OpenAPI tag and docs. */
@@ -123,25 +112,43 @@ export interface CollectionModule<Row, Create, Update> {
 	complete?(db: Kysely<Database>, rows: Row[]): Promise<Row[]>;
 	/** Explicit mapper: only these members ever reach JSON (never key material or hashes). `now` is the app clock's. */
 	toItem(row: Row, now: number): unknown;
+	/** The writes; each gets the operation context and the module's `Deps`, nothing else. */
 	handlers: {
-		create?(ctx: OperationContext, input: Create, upload?: StoredUpload): Promise<Created>;
-		update?(ctx: OperationContext, row: Row, input: Update, upload?: StoredUpload): Promise<void>;
-		delete?(ctx: OperationContext, row: Row): Promise<void>;
+		create?(ctx: OperationContext & Deps, input: Create, upload?: StoredUpload): Promise<Created>;
+		update?(ctx: OperationContext & Deps, row: Row, input: Update, upload?: StoredUpload): Promise<void>;
+		delete?(ctx: OperationContext & Deps, row: Row): Promise<void>;
 	};
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: the registry holds modules of every row type
-export type AnyCollection = CollectionModule<any, any, any>;
+export type AnyCollection = CollectionModule<any, any, any, any>;
 
-export function defineCollection<Row, Create, Update>(
-	module: CollectionModule<Row, Create, Update>,
-): AnyCollection {
+export function defineCollection<Row, Create, Update, Deps extends object = NoDeps>(
+	module: CollectionModule<Row, Create, Update, Deps>,
+): CollectionModule<Row, Create, Update, Deps> {
 	for (const op of ["create", "update", "delete"] as const) {
 		if (module.access[op] && !module.handlers[op]) {
 			throw new Error(`collection ${module.name}: access rule for ${op} without a handler`);
 		}
 	}
 	return module;
+}
+
+/** A collection as the app registers it: its module, and its handlers' `Deps` taken from the app. */
+export interface CollectionRegistration {
+	module: AnyCollection;
+	deps: (app: FastifyInstance) => object;
+}
+
+/**
+ * Registers `module` for the collections API; `deps` (required when the module declares `Deps`)
+ * picks what its handlers need from the app once, at start-up.
+ */
+export function collection<Row, Create, Update, Deps extends object>(
+	module: CollectionModule<Row, Create, Update, Deps>,
+	...deps: NoDeps extends Deps ? [] : [(app: FastifyInstance) => NoInfer<Deps>]
+): CollectionRegistration {
+	return { module, deps: deps[0] ?? (() => ({})) };
 }
 
 /**

@@ -1,86 +1,51 @@
 // HTTP for `/api/collections/{collection}/records[/{id}]`: each registered collection gets its own
 // five routes with its own schemas (so the OpenAPI document shows each record shape), all going
 // through the same steps: who is calling (401), the collection's access rule (405/403), then the
-// module's visible rows (404 for missing and not-yours alike), then its handler.
+// module's visible rows (404 for missing and not-yours alike), then its handler. The collections
+// come from the app (src/app.ts), each with the `Deps` its handlers get.
 import multipart from "@fastify/multipart";
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchemaCompiler } from "fastify";
-import { type TObject, type TSchema, Type } from "typebox";
+import { type TObject, Type } from "typebox";
 import type { AccountCaller } from "../../http/auth.ts";
 import { resolveCaller } from "../../http/auth.ts";
 import { AppError } from "../../http/errors.ts";
 import { toAppError } from "../../http/problem.ts";
-import { errors, QueryBoolean } from "../../http/schemas.ts";
+import { errors } from "../../http/schemas.ts";
 import { validatorCompiler } from "../../http/validation.ts";
-import { relyingParty } from "../passkeys/service.ts";
-import {
-	findVisible,
-	type ListQuery,
-	listRecords,
-	PAGE_MAX,
-	PER_PAGE_DEFAULT,
-	PER_PAGE_MAX,
-} from "./list.ts";
-import { collectionModules } from "./modules.ts";
-import { isMultipart, readMultipart, refuseOversized } from "./multipart.ts";
-import { FIELDS_DESCRIPTION, FIELDS_MAX_LENGTH, parseFields, pickedSchema, pickMembers } from "./pick.ts";
+import { findVisible, type ListQuery, listRecords } from "./list.ts";
+import { isMultipart, lingeringClose, readMultipart, refuseOversized } from "./multipart.ts";
+import { parseFields, pickedSchema, pickMembers } from "./pick.ts";
 import {
 	type AnyCollection,
 	authorize,
+	type CollectionRegistration,
 	type Operation,
 	type OperationContext,
 	type StoredUpload,
 } from "./registry.ts";
+import {
+	bodySchema,
+	IdParams,
+	ListQuerySchema,
+	operationMeta,
+	pageSchema,
+	RecordQuerySchema,
+	ref,
+} from "./route-schemas.ts";
 
-const Fields = Type.Optional(Type.String({ maxLength: FIELDS_MAX_LENGTH, description: FIELDS_DESCRIPTION }));
-
-/** View, create and update: the record in the response, `fields` picking its members. */
-const RecordQuerySchema = Type.Object({ fields: Fields });
-
-const ListQuerySchema = Type.Object({
-	filter: Type.Optional(
-		Type.String({
-			description:
-				'Filter expression, e.g. `key = "iban" && (hidden = false || created >= "2025-01-01")`. Operators `= != > >= < <= ~ !~` (`~` contains, `!~` does not: A-Z and a-z match each other, every other character only itself, and `%` `_` are no wildcards), `&&`, `||`, parentheses; values are strings, numbers, `true`, `false`, `null`. At most 2048 characters, 10 levels of parentheses and 50 comparisons.',
-		}),
-	),
-	sort: Type.Optional(
-		Type.String({ description: "Comma-separated sortable fields, `-` for descending: `-created,name`." }),
-	),
-	page: Type.Optional(Type.Integer({ minimum: 1, maximum: PAGE_MAX, default: 1 })),
-	perPage: Type.Optional(Type.Integer({ minimum: 1, maximum: PER_PAGE_MAX, default: PER_PAGE_DEFAULT })),
-	skipTotal: Type.Optional(
-		QueryBoolean(
-			"Skip counting: `totalItems` and `totalPages` are -1. The count visits every match (from an index alone where one covers the filter), the page only its own rows: skip it when the total is not shown.",
-		),
-	),
-	fields: Fields,
-});
-
-const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 128 }) });
-
-/** The list envelope, PocketBase's. */
-function pageSchema(item: TSchema) {
-	return Type.Object({
-		page: Type.Integer(),
-		perPage: Type.Integer({ description: `The page size used (at most ${PER_PAGE_MAX}).` }),
-		totalItems: Type.Integer({ description: "-1 with `skipTotal`" }),
-		totalPages: Type.Integer({ description: "-1 with `skipTotal`" }),
-		items: Type.Array(item),
-	});
+export interface CollectionRoutesOptions {
+	/** Every collection of the API, in the order the OpenAPI document lists them. */
+	collections: readonly CollectionRegistration[];
 }
 
-function ref(id: string) {
-	return Type.Unsafe<unknown>({ $ref: `${id}#` });
-}
-
-export const collectionRoutes: FastifyPluginAsyncTypebox = async (app) => {
+export const collectionRoutes: FastifyPluginAsyncTypebox<CollectionRoutesOptions> = async (
+	app,
+	{ collections },
+) => {
 	// Encapsulated: only these routes parse multipart bodies.
 	// The cap is enforced by the blob store's running count (file_too_large), not by truncation.
 	await app.register(multipart, { throwFileSizeLimit: false });
-	// An upload refused before it was read whole (401, 404, 413...): read and drop a little more, then
-	// close, instead of reading the rest of a possibly huge body or closing at once (a reset that can
-	// destroy the answer before the client reads it: nginx's "lingering close").
 	app.addHook("onResponse", async (request) => {
 		const raw = request.raw;
 		if (isMultipart(request) && !raw.complete && !raw.readableEnded) lingeringClose(raw);
@@ -91,12 +56,12 @@ export const collectionRoutes: FastifyPluginAsyncTypebox = async (app) => {
 	const routeCompiler: FastifySchemaCompiler<unknown> = (def) =>
 		def.httpPart === "body" && def.contentType === "multipart/form-data" ? () => true : compile(def);
 
-	for (const module of collectionModules) {
-		app.addSchema(module.schemas.item);
-		registerCollection(app as unknown as FastifyInstance, module, routeCompiler);
+	for (const registration of collections) {
+		app.addSchema(registration.module.schemas.item);
+		registerCollection(app as unknown as FastifyInstance, registration, routeCompiler);
 	}
 
-	const known = new Set(collectionModules.map((m) => m.name));
+	const known = new Set(collections.map((c) => c.module.name));
 	const unknown = async (request: FastifyRequest) => {
 		const { collection } = request.params as { collection: string };
 		if (known.has(collection))
@@ -107,158 +72,133 @@ export const collectionRoutes: FastifyPluginAsyncTypebox = async (app) => {
 	app.all("/api/collections/:collection/records/:id", { schema: { hide: true } }, unknown);
 };
 
-const LINGER = { bytes: 8 * 1024 * 1024, ms: 2000 };
-
-function lingeringClose(raw: FastifyRequest["raw"]): void {
-	let read = 0;
-	// (`app.inject` requests have a socket stand-in without destroy.)
-	const close = () => raw.socket.destroy?.();
-	const timer = setTimeout(close, LINGER.ms);
-	timer.unref();
-	raw.on("data", (chunk: Buffer) => {
-		read += chunk.length;
-		if (read > LINGER.bytes) {
-			clearTimeout(timer);
-			close();
-		}
-	});
-	// The body ended within the linger: the connection is clean and may be reused.
-	raw.on("end", () => clearTimeout(timer));
-	raw.resume();
+/** What the five routes of one collection share. */
+interface Mounted {
+	app: FastifyInstance;
+	module: AnyCollection;
+	/** The module's `Deps`, taken from the app once, at start-up. */
+	deps: object;
+	base: string;
+	/** The `$id` of the record schema (its OpenAPI component), and a reference to it. */
+	itemId: string;
+	item: ReturnType<typeof ref>;
+	/** What a response with `fields` serializes with: the same members, none of them required. */
+	picked: ReturnType<typeof pickedSchema>;
+	pickedPage: Record<string, unknown>;
+	common: { validatorCompiler: FastifySchemaCompiler<unknown> };
+	maxFileSize: number;
 }
 
 function registerCollection(
 	app: FastifyInstance,
-	module: AnyCollection,
+	registration: CollectionRegistration,
 	validatorCompiler: FastifySchemaCompiler<unknown>,
 ) {
-	const base = `/api/collections/${module.name}/records`;
+	const { module } = registration;
 	const itemId = (module.schemas.item as { $id?: string }).$id ?? module.name;
-	const item = ref(itemId);
-	const tags = [`collection: ${module.name}`];
-	const maxFileSize = app.config.maxFileSize;
-	// What a response with `fields` serializes with: the same members, none of them required. Set
-	// last, once nothing can fail before the reply is written (a problem body needs the default).
 	const picked = pickedSchema(module.schemas.item);
-	const pickedPage = pageSchema(Type.Unsafe<unknown>(picked)) as unknown as Record<string, unknown>;
-	const answer = (reply: FastifyReply, record: unknown, names: string[] | undefined) => {
-		if (!names) return record;
-		reply.serializer(reply.compileSerializationSchema(picked));
-		return pickMembers(record, names);
+	const mounted: Mounted = {
+		app,
+		module,
+		deps: registration.deps(app),
+		base: `/api/collections/${module.name}/records`,
+		itemId,
+		item: ref(itemId),
+		picked,
+		pickedPage: pageSchema(Type.Unsafe<unknown>(picked)) as unknown as Record<string, unknown>,
+		common: { validatorCompiler },
+		maxFileSize: app.config.maxFileSize,
 	};
-	const fieldsOf = (request: FastifyRequest) =>
-		parseFields((request.query as { fields?: string }).fields, module.schemas.item);
+	listRoute(mounted);
+	viewRoute(mounted);
+	createRoute(mounted);
+	updateRoute(mounted);
+	deleteRoute(mounted);
+}
 
-	const meta = (op: Operation, summary: string) => {
-		const rule = module.access[op];
-		const security: Record<string, string[]>[] =
-			rule?.apiKeys === false ? [{ Session: [] }] : [{ ApiKey: [] }, { Session: [] }];
-		return {
-			tags,
-			summary: rule ? summary : `${summary} (not offered: 405)`,
-			description: rule
-				? `Needs scope \`${rule.scope}\`${rule.apiKeys ? "" : "; API keys are refused"}.`
-				: (module.refusals?.[op] ?? "Not offered for this collection."),
-			security,
-			// An operation without a rule still answers (405), but is not advertised.
-			hide: !rule,
-		};
-	};
-
-	const guard = (op: Operation) =>
-		async function checkAccess(this: FastifyInstance, request: FastifyRequest) {
-			const caller = await resolveCaller(this, request);
-			if (caller.kind === "guest") throw new AppError("not_authenticated");
-			request.caller = caller;
-			authorize(module, op, caller);
-			if (isMultipart(request)) {
-				if (!module.uploads) throw new AppError("unsupported_media_type", `${module.name} takes JSON bodies`);
-				refuseOversized(request, maxFileSize);
-			}
-		};
-
-	const context = (request: FastifyRequest): OperationContext => ({
-		db: app.store.db,
-		caller: request.caller as AccountCaller,
-		now: app.clock.now(),
-		blobs: app.blobs,
-		workspaceHooks: app.workspaceHooks,
-		grantHooks: app.grantHooks,
-		rootKey: app.rootKey,
-		domain: app.config.domain,
-		origin: relyingParty(app.config).origin,
-		callbackPolicy: { allowPrivate: app.config.allowPrivateCallbacks, dnsServers: app.config.dnsServers },
-		allowAttestations: app.config.allowAttestations,
-		credentialClaim: app.credentialClaim,
-	});
-
-	/** The JSON body, or the multipart fields (validated by the same schema) and the stored file. */
-	const readBody = async (request: FastifyRequest, schema: TObject) => {
-		if (!isMultipart(request)) {
-			if (request.body === undefined || request.body === null) {
-				throw new AppError("validation_failed", "body is required", { extra: { field: "body" } });
-			}
-			return { input: request.body };
-		}
-		const { fields, upload } = await readMultipart(request, schema, app.blobs, maxFileSize);
-		const validate = request.compileValidationSchema(schema, "body");
-		if (!validate(fields)) {
-			if (upload) await app.blobs.delete(upload.key);
-			const failure = Object.assign(new Error("validation"), {
-				validation: validate.errors,
-				validationContext: "body",
-			});
-			throw toAppError(failure as never) ?? new AppError("validation_failed");
-		}
-		return { input: fields, upload };
-	};
-
-	/** Runs a write; a file already stored for it is removed when the write is refused. */
-	const withUpload = async <T>(upload: StoredUpload | undefined, write: () => Promise<T>): Promise<T> => {
-		try {
-			return await write();
-		} catch (err) {
-			if (upload) await app.blobs.delete(upload.key).catch(() => undefined);
-			throw err;
+/** The first step of every route: a signed-in caller, the access rule, and the body's kind. */
+function guard({ module, maxFileSize }: Mounted, op: Operation) {
+	return async function checkAccess(this: FastifyInstance, request: FastifyRequest) {
+		const caller = await resolveCaller(this, request);
+		if (caller.kind === "guest") throw new AppError("not_authenticated");
+		request.caller = caller;
+		authorize(module, op, caller);
+		if (isMultipart(request)) {
+			if (!module.uploads) throw new AppError("unsupported_media_type", `${module.name} takes JSON bodies`);
+			refuseOversized(request, maxFileSize);
 		}
 	};
+}
 
-	const bodySchema = (schema: TObject | undefined) => {
-		if (!schema) return Type.Object({});
-		if (!module.uploads) return schema;
-		const form = Type.Object(
-			{
-				...schema.properties,
-				file: Type.Optional(
-					Type.Unsafe<unknown>({ type: "string", format: "binary", description: "The file's bytes." }),
-				),
-			},
-			{
-				description:
-					"Form fields as in the JSON body (booleans as `true`/`false`), plus the bytes in `file`.",
-			},
-		);
-		return { content: { "application/json": { schema }, "multipart/form-data": { schema: form } } };
-	};
+/** What a handler gets: the operation context and the module's `Deps`. */
+function context({ app, deps }: Mounted, request: FastifyRequest): OperationContext {
+	return { ...deps, db: app.store.db, caller: request.caller as AccountCaller, now: app.clock.now() };
+}
 
-	const common = { validatorCompiler };
+function fieldsOf({ module }: Mounted, request: FastifyRequest) {
+	return parseFields((request.query as { fields?: string }).fields, module.schemas.item);
+}
 
+/** The record, or with `fields` its picked members (serialized by the picked schema, set last). */
+function answer({ picked }: Mounted, reply: FastifyReply, record: unknown, names: string[] | undefined) {
+	if (!names) return record;
+	reply.serializer(reply.compileSerializationSchema(picked));
+	return pickMembers(record, names);
+}
+
+/** The JSON body, or the multipart fields (validated by the same schema) and the stored file. */
+async function readBody({ app, maxFileSize }: Mounted, request: FastifyRequest, schema: TObject) {
+	if (!isMultipart(request)) {
+		if (request.body === undefined || request.body === null) {
+			throw new AppError("validation_failed", "body is required", { extra: { field: "body" } });
+		}
+		return { input: request.body };
+	}
+	const { fields, upload } = await readMultipart(request, schema, app.blobs, maxFileSize);
+	const validate = request.compileValidationSchema(schema, "body");
+	if (!validate(fields)) {
+		if (upload) await app.blobs.delete(upload.key);
+		const failure = Object.assign(new Error("validation"), {
+			validation: validate.errors,
+			validationContext: "body",
+		});
+		throw toAppError(failure as never) ?? new AppError("validation_failed");
+	}
+	return { input: fields, upload };
+}
+
+/** Runs a write; a file already stored for it is removed when the write is refused. */
+async function withUpload<T>(
+	{ app }: Mounted,
+	upload: StoredUpload | undefined,
+	write: () => Promise<T>,
+): Promise<T> {
+	try {
+		return await write();
+	} catch (err) {
+		if (upload) await app.blobs.delete(upload.key).catch(() => undefined);
+		throw err;
+	}
+}
+
+function listRoute(m: Mounted) {
+	const { app, module } = m;
 	app.get(
-		base,
+		m.base,
 		{
-			...common,
-			onRequest: guard("list"),
+			...m.common,
+			onRequest: guard(m, "list"),
 			schema: {
-				...meta("list", `List ${module.name}`),
+				...operationMeta(module, "list", `List ${module.name}`),
 				querystring: ListQuerySchema,
 				response: {
-					200: pageSchema(item),
+					200: pageSchema(m.item),
 					...errors(400, 401, 403, 405),
 				},
 			},
 		},
 		async (request, reply) => {
-			const names = fieldsOf(request);
+			const names = fieldsOf(m, request);
 			const page = await listRecords(
 				module,
 				app.store.db,
@@ -268,47 +208,53 @@ function registerCollection(
 				app.clock.now(),
 			);
 			if (!names) return page;
-			reply.serializer(reply.compileSerializationSchema(pickedPage));
+			reply.serializer(reply.compileSerializationSchema(m.pickedPage));
 			return { ...page, items: page.items.map((record) => pickMembers(record, names)) };
 		},
 	);
+}
 
+function viewRoute(m: Mounted) {
+	const { app, module } = m;
 	app.get(
-		`${base}/:id`,
+		`${m.base}/:id`,
 		{
-			...common,
-			onRequest: guard("view"),
+			...m.common,
+			onRequest: guard(m, "view"),
 			schema: {
-				...meta("view", `View one of ${module.name}`),
+				...operationMeta(module, "view", `View one of ${module.name}`),
 				params: IdParams,
 				querystring: RecordQuerySchema,
-				response: { 200: item, ...errors(400, 401, 403, 404, 405) },
+				response: { 200: m.item, ...errors(400, 401, 403, 404, 405) },
 			},
 		},
 		async (request, reply) => {
-			const names = fieldsOf(request);
+			const names = fieldsOf(m, request);
 			const { id } = request.params as { id: string };
 			const record = module.toItem(
 				await findVisible(module, app.store.db, request.caller as AccountCaller, id),
 				app.clock.now(),
 			);
-			return answer(reply, record, names);
+			return answer(m, reply, record, names);
 		},
 	);
+}
 
-	app.post(
-		base,
+function createRoute(m: Mounted) {
+	const { module } = m;
+	m.app.post(
+		m.base,
 		{
-			...common,
-			onRequest: guard("create"),
+			...m.common,
+			onRequest: guard(m, "create"),
 			schema: {
-				...meta("create", `Create in ${module.name}`),
+				...operationMeta(module, "create", `Create in ${module.name}`),
 				querystring: RecordQuerySchema,
-				body: bodySchema(module.schemas.create),
+				body: bodySchema(module, module.schemas.create),
 				response: {
 					200: module.schemas.createHeaders
-						? Type.Unsafe<unknown>({ $ref: `${itemId}#`, headers: module.schemas.createHeaders })
-						: item,
+						? Type.Unsafe<unknown>({ $ref: `${m.itemId}#`, headers: module.schemas.createHeaders })
+						: m.item,
 					...errors(400, 401, 403, 405, 409, 413, 415),
 				},
 			},
@@ -316,50 +262,57 @@ function registerCollection(
 		async (request, reply) => {
 			const create = module.handlers.create;
 			if (!create || !module.schemas.create) throw new AppError("method_not_allowed");
-			const names = fieldsOf(request);
-			const { input, upload } = await readBody(request, module.schemas.create);
-			const ctx = context(request);
-			const created = await withUpload(upload, () => create(ctx, input, upload));
+			const names = fieldsOf(m, request);
+			const { input, upload } = await readBody(m, request, module.schemas.create);
+			const ctx = context(m, request);
+			const created = await withUpload(m, upload, () => create(ctx, input, upload));
 			if (created.headers) reply.headers(created.headers);
-			const record = module.toItem(await findVisible(module, app.store.db, ctx.caller, created.id), ctx.now);
-			return answer(reply, record, names);
+			const record = module.toItem(await findVisible(module, ctx.db, ctx.caller, created.id), ctx.now);
+			return answer(m, reply, record, names);
 		},
 	);
+}
 
-	app.patch(
-		`${base}/:id`,
+function updateRoute(m: Mounted) {
+	const { module } = m;
+	m.app.patch(
+		`${m.base}/:id`,
 		{
-			...common,
-			onRequest: guard("update"),
+			...m.common,
+			onRequest: guard(m, "update"),
 			schema: {
-				...meta("update", `Update one of ${module.name}`),
+				...operationMeta(module, "update", `Update one of ${module.name}`),
 				params: IdParams,
 				querystring: RecordQuerySchema,
-				body: bodySchema(module.schemas.update),
-				response: { 200: item, ...errors(400, 401, 403, 404, 405, 409, 413, 415) },
+				body: bodySchema(module, module.schemas.update),
+				response: { 200: m.item, ...errors(400, 401, 403, 404, 405, 409, 413, 415) },
 			},
 		},
 		async (request, reply) => {
 			const update = module.handlers.update;
 			if (!update || !module.schemas.update) throw new AppError("method_not_allowed");
-			const names = fieldsOf(request);
+			const names = fieldsOf(m, request);
 			const { id } = request.params as { id: string };
-			const ctx = context(request);
+			const ctx = context(m, request);
 			// Found (and visible) before a byte of an upload is read.
 			const row = await findVisible(module, ctx.db, ctx.caller, id);
-			const { input, upload } = await readBody(request, module.schemas.update);
-			await withUpload(upload, () => update(ctx, row, input, upload));
-			return answer(reply, module.toItem(await findVisible(module, ctx.db, ctx.caller, id), ctx.now), names);
+			const { input, upload } = await readBody(m, request, module.schemas.update);
+			await withUpload(m, upload, () => update(ctx, row, input, upload));
+			const record = module.toItem(await findVisible(module, ctx.db, ctx.caller, id), ctx.now);
+			return answer(m, reply, record, names);
 		},
 	);
+}
 
-	app.delete(
-		`${base}/:id`,
+function deleteRoute(m: Mounted) {
+	const { module } = m;
+	m.app.delete(
+		`${m.base}/:id`,
 		{
-			...common,
-			onRequest: guard("delete"),
+			...m.common,
+			onRequest: guard(m, "delete"),
 			schema: {
-				...meta("delete", `Delete one of ${module.name}`),
+				...operationMeta(module, "delete", `Delete one of ${module.name}`),
 				params: IdParams,
 				response: { 204: Type.Null({ description: "Deleted" }), ...errors(401, 403, 404, 405, 409) },
 			},
@@ -368,7 +321,7 @@ function registerCollection(
 			const remove = module.handlers.delete;
 			if (!remove) throw new AppError("method_not_allowed");
 			const { id } = request.params as { id: string };
-			const ctx = context(request);
+			const ctx = context(m, request);
 			const row = await findVisible(module, ctx.db, ctx.caller, id);
 			await remove(ctx, row);
 			return reply.code(204).send();

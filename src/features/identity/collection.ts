@@ -62,10 +62,17 @@ const IdentityUpdate = Type.Object(
 const read = { scope: "identity:read", apiKeys: true };
 const write = { scope: "identity:write", apiKeys: false };
 
+/** What certifying needs: the root key and the domain it issues under. */
+export interface IdentityDeps {
+	rootKey: Parameters<typeof createIdentity>[1];
+	domain: string;
+}
+
 export const identitiesCollection = defineCollection<
 	IdentityTable,
 	{ name: string; publicKey: unknown },
-	{ status: "active" | "revoked" }
+	{ status: "active" | "revoked" },
+	IdentityDeps
 >({
 	name: "identities",
 	description:

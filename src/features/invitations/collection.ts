@@ -44,7 +44,17 @@ const InvitationCreate = Type.Object(
 
 const rule = (scope: string) => ({ scope, apiKeys: true });
 
-export const invitationsCollection = defineCollection<InvitationRow, { email: string; role: Role }, never>({
+/** The server's own origin (`https://<DOMAIN>`), for the invitation link handed out. */
+export interface InvitationDeps {
+	origin: string;
+}
+
+export const invitationsCollection = defineCollection<
+	InvitationRow,
+	{ email: string; role: Role },
+	never,
+	InvitationDeps
+>({
 	name: "invitations",
 	description:
 		"Open invitations to the active workspace. Create (`members:write`) invites an email with a role no higher than the caller's own and answers the one-time link once, in `X-Invitation-Url` (token in `X-Plain-Token`); only its hash is kept. It works seven days, once, for whoever holds it (`POST /api/invitations/accept`, or a passkey sign-up for its email). Delete revokes it. An email that already belongs to a member is 409 `member_exists`.",

@@ -4,7 +4,7 @@
 import { sql } from "kysely";
 import { type Static, Type } from "typebox";
 import type { RequestTable } from "../../db/schema.ts";
-import { CALLBACK_URL_MAX } from "../callbacks/policy.ts";
+import { CALLBACK_URL_MAX, type CallbackPolicy } from "../callbacks/policy.ts";
 import { Nullable, Timestamp } from "../collections/fields.ts";
 import { defineCollection } from "../collections/registry.ts";
 import { TEMPLATE_MAX_ITEMS, TemplateItem } from "../vault/templates/collection.ts";
@@ -101,7 +101,12 @@ type Update = Static<typeof RequestUpdate> & RequestInput;
 
 const rule = (scope: string) => ({ scope, apiKeys: true });
 
-export const requestsCollection = defineCollection<RequestTable, Create, Update>({
+/** The callback URL policy: ALLOW_PRIVATE_CALLBACKS and the resolvers to check hosts with. */
+export interface RequestDeps {
+	callbackPolicy: CallbackPolicy;
+}
+
+export const requestsCollection = defineCollection<RequestTable, Create, Update, RequestDeps>({
 	name: "requests",
 	description:
 		"Data requests of the active workspace. `status` is `open` or `closed` as set, and reads `expired` once `expiresAt` has passed; `slug` is minted at creation; the password is write-only.",

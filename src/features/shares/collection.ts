@@ -15,7 +15,7 @@ import { invalidField, iso, isoOrNull, Nullable, parseExpiry, Timestamp } from "
 import { defineCollection, type OperationContext } from "../collections/registry.ts";
 import { connectionForShare } from "../connections/service.ts";
 import { checkIdentityOwnership } from "../identity/service.ts";
-import { runLinkDeleted } from "./grant-hooks.ts";
+import { type GrantHooks, runLinkDeleted } from "./grant-hooks.ts";
 import {
 	assertHandOverable,
 	changeLinkStatus,
@@ -260,7 +260,12 @@ function actorOf(caller: AccountCaller) {
 
 const rule = (scope: string) => ({ scope, apiKeys: true });
 
-export const linksCollection = defineCollection<LinkRow, LinkInput, LinkInput>({
+/** What watches shares and records (grant events), called inside each change's transaction. */
+export interface LinkDeps {
+	grantHooks: GrantHooks;
+}
+
+export const linksCollection = defineCollection<LinkRow, LinkInput, LinkInput, LinkDeps>({
 	name: "links",
 	description:
 		"Shares of the active workspace. A share grants the records it names and every record of the sections it names, read live at each resolve. API keys may list, view and change the status of shares but never see a slug or name records.",

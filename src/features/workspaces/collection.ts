@@ -2,8 +2,10 @@
 // owner; owners and admins rename; the owner deletes (not a personal workspace). Sessions only.
 import { sql } from "kysely";
 import { Type } from "typebox";
+import type { BlobStore } from "../../lib/blob-store.ts";
 import { invalidField, iso, Timestamp } from "../collections/fields.ts";
 import { defineCollection } from "../collections/registry.ts";
+import type { WorkspaceHooks } from "./hooks.ts";
 import * as service from "./service.ts";
 import { selectWorkspaces, type WorkspaceRow } from "./store.ts";
 
@@ -39,7 +41,18 @@ function checkName(name: string): string {
 	return trimmed;
 }
 
-export const workspacesCollection = defineCollection<WorkspaceRow, { name: string }, { name: string }>({
+/** Deleting a workspace removes its blobs and runs the hooks of what its rows hold. */
+export interface WorkspaceDeps {
+	blobs: BlobStore;
+	workspaceHooks: WorkspaceHooks;
+}
+
+export const workspacesCollection = defineCollection<
+	WorkspaceRow,
+	{ name: string },
+	{ name: string },
+	WorkspaceDeps
+>({
 	name: "workspaces",
 	description:
 		"The caller's workspaces. Deleting one deletes its records, files, sections, templates, members and API keys and revokes the identities it issued. Sessions only.",

@@ -97,10 +97,14 @@ const rule = (scope: string) => ({ scope, apiKeys: false });
 /** A column of the records' search index (migration 0019-record-search, db/trigram.ts). */
 const searched = (column: string) => ({ table: "records", column });
 
+/** The blob store files go to, and what watches records (grant events). */
+export type RecordDeps = Pick<Parameters<typeof service.createRecord>[0], "blobs" | "grantHooks">;
+
 export const recordsCollection = defineCollection<
 	RecordRow,
 	service.RecordInput & { key: string },
-	service.RecordInput
+	service.RecordInput,
+	RecordDeps
 >({
 	name: "records",
 	description:

@@ -1,11 +1,10 @@
 // The `passkeys` collection: the caller's own passkeys, read-only — name, created, last used, and
 // never the credential id, public key or counter. Passkeys are added by a registration ceremony
 // and removed with DELETE /api/passkeys/{id} (which keeps the last one). Sessions only.
-// (It lives here rather than in features/passkeys because it is only a view over that table.)
 import { sql } from "kysely";
 import { Type } from "typebox";
-import { iso, isoOrNull, Nullable, Timestamp } from "./fields.ts";
-import { defineCollection } from "./registry.ts";
+import { iso, isoOrNull, Nullable, Timestamp } from "../collections/fields.ts";
+import { defineCollection } from "../collections/registry.ts";
 
 export const Passkey = Type.Object(
 	{
