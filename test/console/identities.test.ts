@@ -328,6 +328,44 @@ describe("identities in the console", { timeout: 900_000 }, () => {
 		}
 	}
 
+	// After the screenshots, which show the list without it.
+	test("revoking from the list asks first, gives the focus back on Cancel, then shows Revoked", async () => {
+		const { publicKey } = crypto.generateKeyPairSync("ec", { namedCurve: "P-256" });
+		const desk = await json<Identity>(
+			apiCall(server, token, "POST", "/api/collections/identities/records", {
+				name: "Front desk",
+				publicKey: publicKey.export({ type: "spki", format: "pem" }),
+			}),
+		);
+		await page.goto(`${server.origin}/app/identities`);
+		await screenReady(page, "Identities");
+		const row = page.locator("main tbody tr", { hasText: "Front desk" });
+		const revoke = row.getByRole("button", { name: "Revoke Front desk" });
+		await revoke.click();
+		const dialog = page.getByRole("dialog", { name: "Revoke this identity?" });
+		await dialog.waitFor();
+		assert.match(String(await dialog.textContent()), /“Front desk” stops proving anything/);
+		await dialog.getByRole("button", { name: "Cancel" }).click();
+		await dialog.waitFor({ state: "hidden" });
+		assert.equal(
+			await page.evaluate<string | null>(`document.activeElement.getAttribute("aria-label")`),
+			"Revoke Front desk",
+		);
+
+		await revoke.click();
+		await dialog.getByRole("button", { name: "Revoke" }).click();
+		await page
+			.getByText("Identity revoked and its key removed from this browser")
+			.waitFor({ state: "attached" });
+		await row.locator(".badge", { hasText: "Revoked" }).waitFor({ timeout: 30_000 });
+		assert.equal(await row.getByRole("button").count(), 0, "nothing left to revoke");
+		assert.equal(await page.getByRole("alert").count(), 0);
+		const record = await json<Identity>(
+			apiCall(server, token, "GET", `/api/collections/identities/records/${desk.id}`),
+		);
+		assert.equal(record.status, "revoked");
+	});
+
 	test("no console errors on the way (a CSP violation would be one)", () => {
 		assert.deepEqual(device.unexpectedErrors(), []);
 	});

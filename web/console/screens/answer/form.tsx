@@ -3,7 +3,7 @@
 // POST /api/public/requests/{slug} with `entries` (linked as they are) and `values` (typed).
 import { useRef, useState } from "preact/hooks";
 import { ApiError } from "../../api.ts";
-import { useT } from "../../i18n/index.ts";
+import { type Translate, useT } from "../../i18n/index.ts";
 import { me } from "../../session.ts";
 import { useObservable } from "../../state.ts";
 import { announce, Button, ErrorAlert, Fieldset, Notice, TextField } from "../../ui/index.ts";
@@ -25,6 +25,106 @@ export interface Shared {
 	text: string;
 	/** Linked from the vault (living) or typed here (a new entry). */
 	from: "entry" | "typed";
+}
+
+/** The required items left without an answer, each with its mistake. */
+function missingItems(
+	t: Translate<keyof (typeof messages)["en"]>,
+	probe: Probe,
+	choices: Record<string, Choice>,
+): Record<string, string> {
+	const problems: Record<string, string> = {};
+	for (const item of probe.template) {
+		const c = choices[item.key] ?? { mode: "none" };
+		const empty = c.mode === "none" || (c.mode === "typed" && !c.text.trim());
+		if (item.required && empty) problems[item.key] = t(item.type === "file" ? "fileMissing" : "itemMissing");
+	}
+	return problems;
+}
+
+/** The answer's entries (linked) and values (typed), and what it shares in words for the result. */
+function answered(
+	probe: Probe,
+	choices: Record<string, Choice>,
+	vault: VaultRecord[],
+	hiddenText: string,
+): { body: AnswerBody; shared: Shared[] } {
+	const body: AnswerBody = {};
+	const shared: Shared[] = [];
+	for (const item of probe.template) {
+		const c = choices[item.key];
+		if (c?.mode === "entry") {
+			body.entries = { ...body.entries, [item.key]: c.recordId };
+			const record = vault.find((r) => r.id === c.recordId);
+			shared.push({ label: item.label, text: record ? entryText(record, hiddenText) : "", from: "entry" });
+		} else if (c?.mode === "typed" && c.text.trim()) {
+			body.values = { ...body.values, [item.key]: c.text.trim() };
+			shared.push({ label: item.label, text: c.text.trim(), from: "typed" });
+		}
+	}
+	return { body, shared };
+}
+
+/** The identifier and password when the request asks for them, and the responder's name. */
+function AboutYou({
+	probe,
+	identifier,
+	onIdentifier,
+	identifierError,
+	senderName,
+	onSenderName,
+	password,
+	onPassword,
+	passwordError,
+}: {
+	probe: Probe;
+	identifier: string;
+	onIdentifier: (value: string) => void;
+	identifierError: string | null;
+	senderName: string;
+	onSenderName: (value: string) => void;
+	password: string;
+	onPassword: (value: string) => void;
+	passwordError: string | null;
+}) {
+	const t = useT(messages);
+	return (
+		<Fieldset legend={t("aboutYou")}>
+			{probe.requiresIdentifier ? (
+				<TextField
+					label={t("identifier")}
+					hint={t("identifierHint", { name: probe.requester.name })}
+					required
+					maxLength={200}
+					autocomplete="off"
+					value={identifier}
+					onInput={onIdentifier}
+					error={identifierError}
+				/>
+			) : null}
+			<TextField
+				label={t("senderName")}
+				hint={t("senderNameHint")}
+				maxLength={200}
+				autocomplete="name"
+				value={senderName}
+				onInput={onSenderName}
+			/>
+			{probe.requiresPassword ? (
+				<TextField
+					label={t("password")}
+					hint={t("passwordHint")}
+					type="password"
+					required
+					maxLength={200}
+					autocomplete="off"
+					value={password}
+					onInput={onPassword}
+					error={passwordError}
+				/>
+			) : null}
+		</Fieldset>
+	);
 }
 
 export function AnswerForm({
@@ -57,13 +157,7 @@ export function AnswerForm({
 	const blocked = probe.requireHandshake;
 
 	function check(): boolean {
-		const problems: Record<string, string> = {};
-		for (const item of probe.template) {
-			const c = choices[item.key] ?? { mode: "none" };
-			const empty = c.mode === "none" || (c.mode === "typed" && !c.text.trim());
-			if (item.required && empty)
-				problems[item.key] = t(item.type === "file" ? "fileMissing" : "itemMissing");
-		}
+		const problems = missingItems(t, probe, choices);
 		setItemErrors(problems);
 		const pw = probe.requiresPassword && !password ? t("passwordMissing") : null;
 		const id = probe.requiresIdentifier && !identifier.trim() ? t("identifierMissing") : null;
@@ -102,23 +196,7 @@ export function AnswerForm({
 			);
 			return;
 		}
-		const body: AnswerBody = {};
-		const shared: Shared[] = [];
-		for (const item of probe.template) {
-			const c = choices[item.key];
-			if (c?.mode === "entry") {
-				body.entries = { ...body.entries, [item.key]: c.recordId };
-				const record = vault.find((r) => r.id === c.recordId);
-				shared.push({
-					label: item.label,
-					text: record ? entryText(record, t("hiddenEntry")) : "",
-					from: "entry",
-				});
-			} else if (c?.mode === "typed" && c.text.trim()) {
-				body.values = { ...body.values, [item.key]: c.text.trim() };
-				shared.push({ label: item.label, text: c.text.trim(), from: "typed" });
-			}
-		}
+		const { body, shared } = answered(probe, choices, vault, t("hiddenEntry"));
 		if (probe.requiresPassword) body.password = password;
 		if (probe.requiresIdentifier) body.identifier = identifier.trim();
 		if (senderName.trim()) body.senderName = senderName.trim();
@@ -153,41 +231,17 @@ export function AnswerForm({
 					error={itemErrors[item.key] ?? null}
 				/>
 			))}
-			<Fieldset legend={t("aboutYou")}>
-				{probe.requiresIdentifier ? (
-					<TextField
-						label={t("identifier")}
-						hint={t("identifierHint", { name: probe.requester.name })}
-						required
-						maxLength={200}
-						autocomplete="off"
-						value={identifier}
-						onInput={setIdentifier}
-						error={identifierError}
-					/>
-				) : null}
-				<TextField
-					label={t("senderName")}
-					hint={t("senderNameHint")}
-					maxLength={200}
-					autocomplete="name"
-					value={senderName}
-					onInput={setSenderName}
-				/>
-				{probe.requiresPassword ? (
-					<TextField
-						label={t("password")}
-						hint={t("passwordHint")}
-						type="password"
-						required
-						maxLength={200}
-						autocomplete="off"
-						value={password}
-						onInput={setPassword}
-						error={passwordError}
-					/>
-				) : null}
-			</Fieldset>
+			<AboutYou
+				probe={probe}
+				identifier={identifier}
+				onIdentifier={setIdentifier}
+				identifierError={identifierError}
+				senderName={senderName}
+				onSenderName={setSenderName}
+				password={password}
+				onPassword={setPassword}
+				passwordError={passwordError}
+			/>
 			<p class="meta">
 				{workspace ? t("keptIn", { workspace: workspace.name }) : null} {t("livingNote")}
 			</p>

@@ -5,19 +5,15 @@ import { collection, request } from "../../api.ts";
 import { type Translate, useT } from "../../i18n/index.ts";
 import { hasScope } from "../../session.ts";
 import {
-	announce,
 	Button,
 	Checkbox,
-	ConfirmDialog,
 	CopyField,
-	DataTable,
 	DateTime,
 	Dialog,
-	EmptyState,
 	ErrorAlert,
 	Fieldset,
+	ListPage,
 	LoadState,
-	Page,
 	TextField,
 	useLoad,
 } from "../../ui/index.ts";
@@ -167,87 +163,50 @@ export default function ApiKeysScreen() {
 	const state = useLoad(() => apiKeys.all({ sort: "-created" }));
 	const [creating, setCreating] = useState(false);
 	const [token, setToken] = useState<string | null>(null);
-	const [revoking, setRevoking] = useState<ApiKey | null>(null);
-	const [busy, setBusy] = useState(false);
-	const [error, setError] = useState<unknown>(null);
 	const canWrite = hasScope("apikey:write");
 
-	async function revoke(key: ApiKey) {
-		setBusy(true);
-		setError(null);
-		try {
-			await apiKeys.remove(key.id);
-			announce(t("revoked"));
-			state.reload();
-		} catch (err) {
-			setError(err);
-		} finally {
-			setBusy(false);
-			setRevoking(null);
-		}
-	}
-
 	return (
-		<Page
+		<ListPage
 			title={t("nav")}
-			actions={
-				canWrite ? (
-					<Button variant="primary" onClick={() => setCreating(true)}>
-						{t("create")}
-					</Button>
-				) : undefined
-			}
+			intro={t("intro")}
+			action={canWrite ? { label: t("create"), onClick: () => setCreating(true) } : undefined}
+			state={state}
+			empty={{ title: t("empty"), text: t("emptyText") }}
+			caption={t("caption")}
+			rowKey={(k) => k.id}
+			columns={[
+				{ label: t("name"), cell: (k) => k.name },
+				{
+					label: t("permissions"),
+					cell: (k) => (
+						<ul class="list-plain">
+							{k.permissions.map((p) => (
+								<li key={p}>{permissionLabel(t, { name: p })}</li>
+							))}
+						</ul>
+					),
+				},
+				{
+					label: t("expiresAt"),
+					cell: (k) => (k.expiresAt ? <DateTime value={k.expiresAt} /> : t("noExpiry")),
+				},
+				{ label: t("lastUsed"), cell: (k) => <DateTime value={k.lastUsed} /> },
+				{ label: t("created"), cell: (k) => <DateTime value={k.created} /> },
+			]}
+			actions={[
+				{
+					label: t("revoke"),
+					named: (k) => t("revokeNamed", { name: k.name }),
+					when: () => canWrite,
+					confirm: {
+						title: t("revokeTitle"),
+						message: (k) => t("revokeText", { name: k.name }),
+						run: (k) => apiKeys.remove(k.id),
+						done: t("revoked"),
+					},
+				},
+			]}
 		>
-			<p class="intro">{t("intro")}</p>
-			<ErrorAlert error={error} />
-			<LoadState state={state}>
-				{(list) =>
-					list.length === 0 ? (
-						<EmptyState title={t("empty")}>
-							<p>{t("emptyText")}</p>
-						</EmptyState>
-					) : (
-						<DataTable
-							caption={t("caption")}
-							rows={list}
-							rowKey={(k) => k.id}
-							columns={[
-								{ label: t("name"), cell: (k) => k.name },
-								{
-									label: t("permissions"),
-									cell: (k) => (
-										<ul class="list-plain">
-											{k.permissions.map((p) => (
-												<li key={p}>{permissionLabel(t, { name: p })}</li>
-											))}
-										</ul>
-									),
-								},
-								{
-									label: t("expiresAt"),
-									cell: (k) => (k.expiresAt ? <DateTime value={k.expiresAt} /> : t("noExpiry")),
-								},
-								{ label: t("lastUsed"), cell: (k) => <DateTime value={k.lastUsed} /> },
-								{ label: t("created"), cell: (k) => <DateTime value={k.created} /> },
-								{
-									label: t("actions"),
-									kind: "actions",
-									cell: (k) =>
-										canWrite ? (
-											<Button
-												class="btn-small"
-												aria-label={t("revokeNamed", { name: k.name })}
-												onClick={() => setRevoking(k)}
-											>
-												{t("revoke")}
-											</Button>
-										) : null,
-								},
-							]}
-						/>
-					)
-				}
-			</LoadState>
 			<CreateKey
 				open={creating}
 				onClose={() => setCreating(false)}
@@ -270,15 +229,6 @@ export default function ApiKeysScreen() {
 				<p>{t("tokenText")}</p>
 				<CopyField label={t("token")} value={token ?? ""} />
 			</Dialog>
-			<ConfirmDialog
-				open={revoking !== null}
-				title={t("revokeTitle")}
-				message={t("revokeText", { name: revoking?.name ?? "" })}
-				confirmLabel={t("revoke")}
-				busy={busy}
-				onConfirm={() => revoking && void revoke(revoking)}
-				onClose={() => setRevoking(null)}
-			/>
-		</Page>
+		</ListPage>
 	);
 }

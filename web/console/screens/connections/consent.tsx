@@ -7,17 +7,9 @@ import { AppLinkError, checkCode } from "../../../../src/lib/app-links.ts";
 import { collection, request } from "../../api.ts";
 import { useT } from "../../i18n/index.ts";
 import { navigate } from "../../router.ts";
-import {
-	announce,
-	Button,
-	Checkbox,
-	DateTime,
-	ErrorAlert,
-	LoadState,
-	Notice,
-	useLoad,
-} from "../../ui/index.ts";
+import { announce, Button, Checkbox, ErrorAlert, LoadState, Notice, useLoad } from "../../ui/index.ts";
 import type { VaultRecord } from "../vault/types.ts";
+import { ConnectionFacts, ProposalFacts } from "./consent-facts.tsx";
 import { messages } from "./messages.ts";
 import { type Asked, readLink, useRefusal } from "./open-link.tsx";
 import { type Connection, connections, setPermissions } from "./types.ts";
@@ -90,6 +82,53 @@ export function Consent({ text }: { text: string }) {
 	);
 }
 
+/**
+ * Carries out the consent: the permissions of a live connection changed, the connection made (or,
+ * already connected, only an answer), a proposal's share created naming it. Returns the answer.
+ */
+async function carryOut(
+	asked: Asked,
+	existing: Connection | undefined,
+	{ allowRevoke, allowHandOver }: { allowRevoke: boolean; allowHandOver: boolean },
+	chosen: VaultRecord[],
+): Promise<Record<string, string | undefined>> {
+	const { client, challenge, redirect } = asked.link;
+	const poll = asked.kind === "proposal" ? asked.link.poll : undefined;
+	let connectionId = existing?.id;
+	let answer: string | undefined;
+	let mayHandOver = allowHandOver;
+	if (existing && (existing.allowRevoke !== allowRevoke || existing.allowHandOver !== allowHandOver)) {
+		mayHandOver = (await setPermissions(existing.id, { allowRevoke, allowHandOver })).allowHandOver;
+	}
+	if (client && challenge && redirect) {
+		const common = { clientId: client, redirectUri: redirect, challenge, poll: poll !== undefined };
+		// Already connected: no new connection, only an answer (name, permissions, expiry stay).
+		const body = existing
+			? { ...common, reuse: true }
+			: { ...common, clientName: nameFor(asked), allowRevoke, allowHandOver };
+		const { data } = await request<{ code: string; connectionId: string }>(
+			"POST",
+			"/api/connections/authorize",
+			{ body },
+		);
+		connectionId = data.connectionId;
+		answer = data.code;
+	}
+	if (asked.kind !== "proposal") return { status: "connected", code: answer };
+	const p = asked.link;
+	const handable = chosen.every((r) => !r.hidden && r.type !== "file");
+	const created = await links.create({
+		label: p.label,
+		records: chosen.map((r) => r.id),
+		...(p.days ? { expiresAt: new Date(Date.now() + p.days * 86_400_000).toISOString() } : {}),
+		...(p.stamp ? { stamp: p.stamp } : {}),
+		...(p.purpose ? { purpose: p.purpose } : {}),
+		...(p.ref ? { ref: p.ref } : {}),
+		...(connectionId ? { connection: connectionId, handedOver: mayHandOver && handable } : {}),
+	});
+	return { status: "created", code: answer, link: created.data.id };
+}
+
 function ConsentForm({
 	asked,
 	existing,
@@ -142,48 +181,9 @@ function ConsentForm({
 		setBusy(true);
 		setError(null);
 		try {
-			let connectionId = existing?.id;
-			let answer: string | undefined;
-			let mayHandOver = allowHandOver;
-			if (existing && (existing.allowRevoke !== allowRevoke || existing.allowHandOver !== allowHandOver)) {
-				mayHandOver = (await setPermissions(existing.id, { allowRevoke, allowHandOver })).allowHandOver;
-			}
-			if (canConnect && client && link.challenge && link.redirect) {
-				const common = {
-					clientId: client,
-					redirectUri: link.redirect,
-					challenge: link.challenge,
-					poll: poll !== undefined,
-				};
-				// Already connected: no new connection, only an answer (name, permissions, expiry stay).
-				const body = existing
-					? { ...common, reuse: true }
-					: { ...common, clientName: nameFor(asked), allowRevoke, allowHandOver };
-				const { data } = await request<{ code: string; connectionId: string }>(
-					"POST",
-					"/api/connections/authorize",
-					{ body },
-				);
-				connectionId = data.connectionId;
-				answer = data.code;
-			}
-			if (asked.kind === "proposal") {
-				const p = asked.link;
-				const created = await links.create({
-					label: p.label,
-					records: chosen.map((r) => r.id),
-					...(p.days ? { expiresAt: new Date(Date.now() + p.days * 86_400_000).toISOString() } : {}),
-					...(p.stamp ? { stamp: p.stamp } : {}),
-					...(p.purpose ? { purpose: p.purpose } : {}),
-					...(p.ref ? { ref: p.ref } : {}),
-					...(connectionId ? { connection: connectionId, handedOver: mayHandOver && handable } : {}),
-				});
-				announce(t("doneTitle"));
-				finish({ status: "created", code: answer, link: created.data.id });
-			} else {
-				announce(t("doneTitle"));
-				finish({ status: "connected", code: answer });
-			}
+			const answer = await carryOut(asked, existing, { allowRevoke, allowHandOver }, chosen);
+			announce(t("doneTitle"));
+			finish(answer);
 		} catch (err) {
 			setError(err);
 		} finally {
@@ -203,88 +203,9 @@ function ConsentForm({
 	return (
 		<section class="consent" aria-labelledby="consent-title">
 			<h2 id="consent-title">{asked.kind === "connect" ? t("consentConnect") : t("consentProposal")}</h2>
-			<dl class="consent-facts">
-				{client ? (
-					<>
-						<dt>{t("origin")}</dt>
-						<dd>
-							<code>{client}</code>
-						</dd>
-					</>
-				) : null}
-				{name ? (
-					<>
-						<dt>{t("tool")}</dt>
-						<dd>
-							{t("claims", { name })}
-							<p class="field-hint">{t("claimNote")}</p>
-						</dd>
-					</>
-				) : null}
-				{code ? (
-					<>
-						<dt>{t("checkCode")}</dt>
-						<dd>
-							<strong class="check-code">{code}</strong>
-							<p class="field-hint">{t("checkCodeHint")}</p>
-						</dd>
-					</>
-				) : null}
-				{existing ? (
-					<>
-						<dt>{t("expires")}</dt>
-						<dd>
-							<DateTime value={existing.expiresAt} />
-						</dd>
-					</>
-				) : null}
-			</dl>
+			<ConnectionFacts client={client} name={name} code={code} existing={existing} />
 			{asked.kind === "proposal" ? (
-				<dl class="consent-facts">
-					<dt>{t("label")}</dt>
-					<dd>{asked.link.label}</dd>
-					<dt>{t("entries")}</dt>
-					<dd>
-						{chosen.length > 0 ? (
-							<ul class="list-plain">
-								{chosen.map((r) => (
-									<li key={r.id}>
-										{r.name} <code>{r.key}</code>
-									</li>
-								))}
-							</ul>
-						) : null}
-						{missing.length > 0 ? (
-							<p class="field-hint">{t("missing", { keys: missing.join(", ") })}</p>
-						) : null}
-					</dd>
-					<dt>{t("shareExpires")}</dt>
-					<dd>{asked.link.days ? t("expiresIn", { count: asked.link.days }) : t("noExpiry")}</dd>
-					{asked.link.stamp ? (
-						<>
-							<dt>{t("stamp")}</dt>
-							<dd>{asked.link.stamp}</dd>
-						</>
-					) : null}
-					{asked.link.purpose ? (
-						<>
-							<dt>{t("purpose")}</dt>
-							<dd>{t("purposeApplication")}</dd>
-						</>
-					) : null}
-					{asked.link.template ? (
-						<>
-							<dt>{t("template")}</dt>
-							<dd>{asked.link.template}</dd>
-						</>
-					) : null}
-					{asked.link.ref ? (
-						<>
-							<dt>{t("ref")}</dt>
-							<dd>{asked.link.ref}</dd>
-						</>
-					) : null}
-				</dl>
+				<ProposalFacts proposal={asked.link} chosen={chosen} missing={missing} />
 			) : null}
 			{connects ? (
 				<fieldset class="fieldset consent-permissions">

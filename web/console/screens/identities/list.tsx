@@ -7,15 +7,10 @@ import { hasScope } from "../../session.ts";
 import {
 	announce,
 	Button,
-	ConfirmDialog,
 	CopyField,
-	DataTable,
 	DateTime,
 	Dialog,
-	EmptyState,
-	ErrorAlert,
-	LoadState,
-	Page,
+	ListPage,
 	StatusBadge,
 	useLoad,
 } from "../../ui/index.ts";
@@ -26,12 +21,13 @@ import { heldFingerprints } from "./keystore.ts";
 import { messages } from "./messages.ts";
 import { type Identity, identities, revokeIdentity } from "./types.ts";
 
-async function loadAll(): Promise<{ list: Identity[]; held: Set<string> }> {
+/** Each identity with whether this browser holds its private key. */
+async function loadAll(): Promise<(Identity & { held: boolean })[]> {
 	const [list, held] = await Promise.all([
 		identities.all({ sort: "-created" }),
 		heldFingerprints().catch(() => new Set<string>()),
 	]);
-	return { list, held };
+	return list.map((i) => ({ ...i, held: held.has(i.fingerprint) }));
 }
 
 export function IdentityList() {
@@ -39,90 +35,49 @@ export function IdentityList() {
 	const state = useLoad(loadAll);
 	const [creating, setCreating] = useState(false);
 	const [made, setMade] = useState<Identity | null>(null);
-	const [revoking, setRevoking] = useState<Identity | null>(null);
-	const [busy, setBusy] = useState(false);
-	const [error, setError] = useState<unknown>(null);
 	const canWrite = hasScope("identity:write");
 
-	async function revoke(identity: Identity) {
-		setBusy(true);
-		setError(null);
-		try {
-			await revokeIdentity(identity);
-			announce(t("revoked"));
-		} catch (err) {
-			setError(err);
-		} finally {
-			setBusy(false);
-			setRevoking(null);
-			state.reload();
-		}
-	}
-
 	return (
-		<Page
+		<ListPage
 			title={t("nav")}
-			actions={
-				canWrite ? (
-					<Button variant="primary" onClick={() => setCreating(true)}>
-						{t("create")}
-					</Button>
-				) : undefined
-			}
+			intro={t("intro")}
+			action={canWrite ? { label: t("create"), onClick: () => setCreating(true) } : undefined}
+			state={state}
+			empty={{ title: t("empty"), text: t("emptyText") }}
+			caption={t("caption")}
+			rowKey={(i) => i.id}
+			tableClass="identity-table"
+			columns={[
+				{
+					label: t("name"),
+					cell: (i) => (
+						<Link href={`/identities/${encodeURIComponent(i.id)}`} class="identity-name">
+							{i.name}
+						</Link>
+					),
+				},
+				{
+					label: t("fingerprint"),
+					cell: (i) => <code class="identity-hex">{shortFingerprint(i.fingerprint)}</code>,
+				},
+				{ label: t("standing"), cell: (i) => <StatusBadge status={i.status} /> },
+				{ label: t("created"), cell: (i) => <DateTime value={i.created} /> },
+				{ label: t("device"), cell: (i) => (i.held ? t("held") : t("notHeld")) },
+			]}
+			actions={[
+				{
+					label: t("revoke"),
+					named: (i) => t("revokeNamed", { name: i.name }),
+					when: (i) => canWrite && i.status === "active",
+					confirm: {
+						title: t("revokeTitle"),
+						message: (i) => t("revokeText", { name: i.name }),
+						run: revokeIdentity,
+						done: t("revoked"),
+					},
+				},
+			]}
 		>
-			<p class="intro">{t("intro")}</p>
-			<ErrorAlert error={error} />
-			<LoadState state={state}>
-				{({ list, held }) =>
-					list.length === 0 ? (
-						<EmptyState title={t("empty")}>
-							<p>{t("emptyText")}</p>
-						</EmptyState>
-					) : (
-						<div class="identity-table">
-							<DataTable
-								caption={t("caption")}
-								rows={list}
-								rowKey={(i) => i.id}
-								columns={[
-									{
-										label: t("name"),
-										cell: (i) => (
-											<Link href={`/identities/${encodeURIComponent(i.id)}`} class="identity-name">
-												{i.name}
-											</Link>
-										),
-									},
-									{
-										label: t("fingerprint"),
-										cell: (i) => <code class="identity-hex">{shortFingerprint(i.fingerprint)}</code>,
-									},
-									{ label: t("standing"), cell: (i) => <StatusBadge status={i.status} /> },
-									{ label: t("created"), cell: (i) => <DateTime value={i.created} /> },
-									{
-										label: t("device"),
-										cell: (i) => (held.has(i.fingerprint) ? t("held") : t("notHeld")),
-									},
-									{
-										label: t("actions"),
-										kind: "actions",
-										cell: (i) =>
-											canWrite && i.status === "active" ? (
-												<Button
-													class="btn-small"
-													aria-label={t("revokeNamed", { name: i.name })}
-													onClick={() => setRevoking(i)}
-												>
-													{t("revoke")}
-												</Button>
-											) : null,
-									},
-								]}
-							/>
-						</div>
-					)
-				}
-			</LoadState>
 			<CreateIdentity
 				open={creating}
 				onClose={() => setCreating(false)}
@@ -163,15 +118,6 @@ export function IdentityList() {
 					</>
 				) : null}
 			</Dialog>
-			<ConfirmDialog
-				open={revoking !== null}
-				title={t("revokeTitle")}
-				message={t("revokeText", { name: revoking?.name ?? "" })}
-				confirmLabel={t("revoke")}
-				busy={busy}
-				onConfirm={() => revoking && void revoke(revoking)}
-				onClose={() => setRevoking(null)}
-			/>
-		</Page>
+		</ListPage>
 	);
 }

@@ -1,9 +1,9 @@
 // Members of the active workspace: roles (changed within your own), invitations (the one-time link
 // shown once), withdraw an invitation, remove a member, hand ownership over, leave.
 import { useState } from "preact/hooks";
-import { collection, request } from "../../api.ts";
+import { request } from "../../api.ts";
 import { loadMe } from "../../auth/passkey.ts";
-import { useT } from "../../i18n/index.ts";
+import { type Translate, useT } from "../../i18n/index.ts";
 import { navigate } from "../../router.ts";
 import { activeWorkspace, hasScope, me } from "../../session.ts";
 import {
@@ -18,42 +18,121 @@ import {
 	LoadState,
 	Page,
 	SelectField,
-	TextField,
 	useLoad,
 } from "../../ui/index.ts";
-import { uiMessages } from "../../ui/messages.ts";
+import { InvitationTable, InviteDialog } from "./invitations.tsx";
 import { messages } from "./messages.ts";
+import { type Invitation, invitations, type Member, members, RANK, type Role } from "./types.ts";
 
-type Role = "owner" | "admin" | "member";
-interface Member {
-	id: string;
-	account: string;
-	email: string;
-	name: string;
-	role: Role;
-	owner: boolean;
-	created: string;
-}
-interface Invitation {
-	id: string;
-	email: string;
-	role: Role;
-	status: "open" | "expired";
-	expiresAt: string;
-}
-
-const members = collection<Member>("members");
-const invitations = collection<Invitation>("invitations");
-const RANK: Record<Role, number> = { member: 1, admin: 2, owner: 3 };
 type Pending =
 	| { kind: "remove"; member: Member }
 	| { kind: "handOver"; member: Member }
 	| { kind: "revoke"; invitation: Invitation }
 	| { kind: "leave" };
 
+/** The confirmation's words for what is pending; leaving names the workspace. */
+function confirmText(t: Translate<keyof (typeof messages)["en"]>, p: Pending | null, workspace: string) {
+	if (!p) return { title: "", message: "", label: "" };
+	if (p.kind === "remove")
+		return {
+			title: t("removeTitle"),
+			message: t("removeText", { name: p.member.name }),
+			label: t("remove"),
+		};
+	if (p.kind === "handOver")
+		return {
+			title: t("handOverTitle"),
+			message: t("handOverText", { name: p.member.name }),
+			label: t("handOver"),
+		};
+	if (p.kind === "revoke")
+		return {
+			title: t("revokeTitle"),
+			message: t("revokeText", { email: p.invitation.email }),
+			label: t("revoke"),
+		};
+	return {
+		title: t("leaveTitle"),
+		message: t("leaveText", { name: workspace }),
+		label: t("leave"),
+	};
+}
+
+function MemberTable({
+	list,
+	myId,
+	actsOn,
+	grantable,
+	mayHandOver,
+	onRole,
+	onPending,
+}: {
+	list: Member[];
+	myId: string;
+	/** Whether this session may change the member's role, remove it or hand over to it. */
+	actsOn: (m: Member) => boolean;
+	grantable: Role[];
+	mayHandOver: boolean;
+	onRole: (m: Member, role: string) => void;
+	onPending: (p: Pending) => void;
+}) {
+	const t = useT(messages);
+	const roleLabel = (r: Role) => t(`role_${r}`);
+	return (
+		<DataTable
+			caption={t("caption")}
+			rows={list}
+			rowKey={(m) => m.id}
+			columns={[
+				{ label: t("name"), cell: (m) => (m.account === myId ? t("you", { name: m.name }) : m.name) },
+				{ label: t("email"), cell: (m) => m.email },
+				{
+					label: t("role"),
+					cell: (m) =>
+						actsOn(m) ? (
+							<SelectField
+								label={t("changeRole", { name: m.name })}
+								value={m.role}
+								options={grantable.map((r) => ({ value: r, label: roleLabel(r) }))}
+								onChange={(r) => onRole(m, r)}
+							/>
+						) : (
+							roleLabel(m.role)
+						),
+				},
+				{ label: t("joined"), cell: (m) => <DateTime value={m.created} /> },
+				{
+					label: t("actions"),
+					kind: "actions",
+					cell: (m) =>
+						actsOn(m) ? (
+							<div class="row-actions">
+								{mayHandOver ? (
+									<Button
+										class="btn-small"
+										aria-label={t("handOverNamed", { name: m.name })}
+										onClick={() => onPending({ kind: "handOver", member: m })}
+									>
+										{t("handOver")}
+									</Button>
+								) : null}
+								<Button
+									class="btn-small"
+									aria-label={t("removeNamed", { name: m.name })}
+									onClick={() => onPending({ kind: "remove", member: m })}
+								>
+									{t("remove")}
+								</Button>
+							</div>
+						) : null,
+				},
+			]}
+		/>
+	);
+}
+
 export default function MembersScreen() {
 	const t = useT(messages);
-	const ui = useT(uiMessages);
 	const state = useLoad(async () => {
 		const [list, open] = await Promise.all([
 			members.all({ sort: "created" }),
@@ -66,13 +145,9 @@ export default function MembersScreen() {
 	const myId = session?.record.id ?? "";
 	const workspace = session?.workspaces.find((w) => w.id === session.workspace);
 	const myRole: Role = workspace?.role ?? "member";
-	const roleLabel = (r: Role) => t(`role_${r}`);
 	const grantable = (["member", "admin", "owner"] as Role[]).filter((r) => RANK[r] <= RANK[myRole]);
 
 	const [inviting, setInviting] = useState(false);
-	const [email, setEmail] = useState("");
-	const [role, setRole] = useState<Role>("member");
-	const [emailError, setEmailError] = useState<string | null>(null);
 	const [link, setLink] = useState<{ url: string; email: string } | null>(null);
 	const [pending, setPending] = useState<Pending | null>(null);
 	const [busy, setBusy] = useState(false);
@@ -93,20 +168,18 @@ export default function MembersScreen() {
 		}
 	}
 
-	async function invite(event: Event) {
-		event.preventDefault();
-		if (!email.trim()) return setEmailError(t("emailRequired"));
-		setEmailError(null);
+	async function invite(email: string, role: Role): Promise<boolean> {
 		setBusy(true);
 		setError(null);
 		try {
-			const res = await invitations.create({ email: email.trim(), role });
-			setLink({ url: res.headers.get("x-invitation-url") ?? "", email: email.trim() });
+			const res = await invitations.create({ email, role });
+			setLink({ url: res.headers.get("x-invitation-url") ?? "", email });
 			setInviting(false);
-			setEmail("");
 			state.reload();
+			return true;
 		} catch (err) {
 			setError(err);
+			return false;
 		} finally {
 			setBusy(false);
 		}
@@ -128,34 +201,7 @@ export default function MembersScreen() {
 		}, t("left"));
 	}
 
-	const confirmText = (p: Pending | null) => {
-		if (!p) return { title: "", message: "", label: "" };
-		if (p.kind === "remove")
-			return {
-				title: t("removeTitle"),
-				message: t("removeText", { name: p.member.name }),
-				label: t("remove"),
-			};
-		if (p.kind === "handOver")
-			return {
-				title: t("handOverTitle"),
-				message: t("handOverText", { name: p.member.name }),
-				label: t("handOver"),
-			};
-		if (p.kind === "revoke")
-			return {
-				title: t("revokeTitle"),
-				message: t("revokeText", { email: p.invitation.email }),
-				label: t("revoke"),
-			};
-		return {
-			title: t("leaveTitle"),
-			message: t("leaveText", { name: workspace?.name ?? "" }),
-			label: t("leave"),
-		};
-	};
-	const text = confirmText(pending);
-	const actsOn = (m: Member) => canWrite && m.account !== myId && RANK[m.role] <= RANK[myRole];
+	const text = confirmText(t, pending, workspace?.name ?? "");
 
 	return (
 		<Page
@@ -178,124 +224,36 @@ export default function MembersScreen() {
 			<LoadState state={state}>
 				{({ list, open }) => (
 					<>
-						<DataTable
-							caption={t("caption")}
-							rows={list}
-							rowKey={(m) => m.id}
-							columns={[
-								{ label: t("name"), cell: (m) => (m.account === myId ? t("you", { name: m.name }) : m.name) },
-								{ label: t("email"), cell: (m) => m.email },
-								{
-									label: t("role"),
-									cell: (m) =>
-										actsOn(m) ? (
-											<SelectField
-												label={t("changeRole", { name: m.name })}
-												value={m.role}
-												options={grantable.map((r) => ({ value: r, label: roleLabel(r) }))}
-												onChange={(r) => void run(() => members.update(m.id, { role: r }), t("roleChanged"))}
-											/>
-										) : (
-											roleLabel(m.role)
-										),
-								},
-								{ label: t("joined"), cell: (m) => <DateTime value={m.created} /> },
-								{
-									label: t("actions"),
-									kind: "actions",
-									cell: (m) =>
-										actsOn(m) ? (
-											<div class="row-actions">
-												{myRole === "owner" && !workspace?.personal ? (
-													<Button
-														class="btn-small"
-														aria-label={t("handOverNamed", { name: m.name })}
-														onClick={() => setPending({ kind: "handOver", member: m })}
-													>
-														{t("handOver")}
-													</Button>
-												) : null}
-												<Button
-													class="btn-small"
-													aria-label={t("removeNamed", { name: m.name })}
-													onClick={() => setPending({ kind: "remove", member: m })}
-												>
-													{t("remove")}
-												</Button>
-											</div>
-										) : null,
-								},
-							]}
+						<MemberTable
+							list={list}
+							myId={myId}
+							actsOn={(m) => canWrite && m.account !== myId && RANK[m.role] <= RANK[myRole]}
+							grantable={grantable}
+							mayHandOver={myRole === "owner" && !workspace?.personal}
+							onRole={(m, r) => void run(() => members.update(m.id, { role: r }), t("roleChanged"))}
+							onPending={setPending}
 						/>
 						<h2>{t("invitationsTitle")}</h2>
 						{open.length === 0 ? (
 							<p>{t("noInvitations")}</p>
 						) : (
-							<DataTable
-								caption={t("invitationsCaption")}
-								rows={open}
-								rowKey={(i) => i.id}
-								columns={[
-									{ label: t("email"), cell: (i) => i.email },
-									{ label: t("role"), cell: (i) => roleLabel(i.role) },
-									{
-										label: t("expires"),
-										cell: (i) => (i.status === "expired" ? t("expired") : <DateTime value={i.expiresAt} />),
-									},
-									{
-										label: t("actions"),
-										kind: "actions",
-										cell: (i) =>
-											canWrite ? (
-												<Button
-													class="btn-small"
-													aria-label={t("revokeNamed", { email: i.email })}
-													onClick={() => setPending({ kind: "revoke", invitation: i })}
-												>
-													{t("revoke")}
-												</Button>
-											) : null,
-									},
-								]}
+							<InvitationTable
+								open={open}
+								canWrite={canWrite}
+								onRevoke={(invitation) => setPending({ kind: "revoke", invitation })}
 							/>
 						)}
 					</>
 				)}
 			</LoadState>
-			<Dialog
-				title={t("inviteTitle")}
+			<InviteDialog
 				open={inviting}
 				onClose={() => setInviting(false)}
-				actions={
-					<>
-						<Button onClick={() => setInviting(false)}>{ui("cancel")}</Button>
-						<Button type="submit" variant="primary" busy={busy} form="invite-form">
-							{t("send")}
-						</Button>
-					</>
-				}
-			>
-				<form id="invite-form" onSubmit={(e) => void invite(e)} noValidate>
-					<p class="field-hint">{t("inviteHint")}</p>
-					<TextField
-						label={t("email")}
-						type="email"
-						required
-						maxLength={320}
-						value={email}
-						onInput={setEmail}
-						error={emailError}
-						autocomplete="off"
-					/>
-					<SelectField
-						label={t("role")}
-						value={role}
-						options={grantable.map((r) => ({ value: r, label: roleLabel(r) }))}
-						onChange={(r) => setRole(r as Role)}
-					/>
-				</form>
-				<ErrorAlert error={error} />
-			</Dialog>
+				grantable={grantable}
+				busy={busy}
+				error={error}
+				onInvite={invite}
+			/>
 			<Dialog
 				title={t("linkTitle")}
 				open={link !== null}

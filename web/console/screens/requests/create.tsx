@@ -5,34 +5,13 @@ import { useRef, useState } from "preact/hooks";
 import { useT } from "../../i18n/index.ts";
 import { Link, navigate } from "../../router.ts";
 import { hasScope } from "../../session.ts";
-import {
-	announce,
-	Button,
-	Checkbox,
-	ErrorAlert,
-	Fieldset,
-	LoadState,
-	Notice,
-	Page,
-	SelectField,
-	TextField,
-	useLoad,
-} from "../../ui/index.ts";
+import { announce, Button, ErrorAlert, LoadState, Page, TextField, useLoad } from "../../ui/index.ts";
 import { CallbackField } from "./callback-field.tsx";
-import {
-	checkItems,
-	type ItemDraft,
-	type ItemErrors,
-	ItemsEditor,
-	newItem,
-	toItems,
-} from "./items-editor.tsx";
-import { ItemsTable } from "./items-table.tsx";
+import { ANYONE, AsksFields, type Source, type Who, WhoFields } from "./create-fields.tsx";
+import { checkItems, type ItemDraft, type ItemErrors, newItem, toItems } from "./items-editor.tsx";
 import { messages } from "./messages.ts";
-import { RadioGroup } from "./radio-group.tsx";
 import { endOfDay, identities, refusedField, requests, type Template, templates } from "./types.ts";
 
-type Source = "template" | "items";
 type Errors = Partial<
 	Record<"label" | "template" | "items" | "expiresAt" | "callbackUrl" | "password", string>
 >;
@@ -64,12 +43,7 @@ export function CreateRequest() {
 	const [source, setSource] = useState<Source | null>(null);
 	const [templateId, setTemplateId] = useState("");
 	const [items, setItems] = useState<ItemDraft[]>(() => [newItem()]);
-	const [password, setPassword] = useState("");
-	const [requiresIdentifier, setRequiresIdentifier] = useState(false);
-	const [requireHandshake, setRequireHandshake] = useState(false);
-	const [identityScope, setIdentityScope] = useState<"any" | "from_root">("any");
-	const [allowExtraFields, setAllowExtraFields] = useState(false);
-	const [identity, setIdentity] = useState("");
+	const [who, setWho] = useState<Who>(ANYONE);
 	const [expires, setExpires] = useState("");
 	const [callbackUrl, setCallbackUrl] = useState("");
 	const [errors, setErrors] = useState<Errors>({});
@@ -103,12 +77,12 @@ export function CreateRequest() {
 			const { data } = await requests.create({
 				label: label.trim(),
 				...(chosenSource === "template" ? { template: templateId } : { items: toItems(items) }),
-				...(password ? { password } : {}),
-				requiresIdentifier,
-				requireHandshake,
-				...(requireHandshake ? { identityScope } : {}),
-				allowExtraFields,
-				...(identity ? { identity } : {}),
+				...(who.password ? { password: who.password } : {}),
+				requiresIdentifier: who.requiresIdentifier,
+				requireHandshake: who.requireHandshake,
+				...(who.requireHandshake ? { identityScope: who.identityScope } : {}),
+				allowExtraFields: who.allowExtraFields,
+				...(who.identity ? { identity: who.identity } : {}),
 				...(expires ? { expiresAt: endOfDay(expires) } : {}),
 				...(callbackUrl.trim() ? { callbackUrl: callbackUrl.trim() } : {}),
 			});
@@ -140,97 +114,22 @@ export function CreateRequest() {
 							onInput={setLabel}
 							error={errors.label ?? null}
 						/>
-						<Fieldset legend={t("asks")}>
-							<RadioGroup<Source>
-								legend={t("asksFrom")}
-								value={chosenSource}
-								onChange={setSource}
-								options={[
-									{ value: "template", label: t("fromTemplate") },
-									{ value: "items", label: t("fromItems") },
-								]}
-							/>
-							{chosenSource === "template" ? (
-								loaded.templateList.length === 0 ? (
-									<Notice>{t("noTemplates")}</Notice>
-								) : (
-									<>
-										<SelectField
-											label={t("template")}
-											hint={t("templateHint")}
-											required
-											value={templateId}
-											onChange={setTemplateId}
-											error={errors.template ?? null}
-											options={[
-												{ value: "", label: t("templateChoose") },
-												...loaded.templateList.map((x) => ({ value: x.id, label: x.name })),
-											]}
-										/>
-										{template ? (
-											<ItemsTable
-												items={template.items}
-												caption={t("templateItems", { name: template.name })}
-											/>
-										) : null}
-									</>
-								)
-							) : (
-								<ItemsEditor items={items} errors={itemErrors} onChange={setItems} />
-							)}
-						</Fieldset>
-						<Fieldset legend={t("who")}>
-							<TextField
-								label={t("password")}
-								hint={t("passwordHint")}
-								type="password"
-								autocomplete="new-password"
-								maxLength={256}
-								value={password}
-								onInput={setPassword}
-							/>
-							<Checkbox
-								label={t("requiresIdentifier")}
-								hint={t("requiresIdentifierHint")}
-								checked={requiresIdentifier}
-								onChange={setRequiresIdentifier}
-							/>
-							<Checkbox
-								label={t("requireHandshake")}
-								hint={t("requireHandshakeHint")}
-								checked={requireHandshake}
-								onChange={setRequireHandshake}
-							/>
-							{requireHandshake ? (
-								<SelectField
-									label={t("identityScope")}
-									value={identityScope}
-									onChange={(v) => setIdentityScope(v === "from_root" ? "from_root" : "any")}
-									options={[
-										{ value: "any", label: t("scope_any") },
-										{ value: "from_root", label: t("scope_from_root") },
-									]}
-								/>
-							) : null}
-							<Checkbox
-								label={t("allowExtraFields")}
-								hint={t("allowExtraFieldsHint")}
-								checked={allowExtraFields}
-								onChange={setAllowExtraFields}
-							/>
-							{loaded.identityList.length > 0 ? (
-								<SelectField
-									label={t("identity")}
-									hint={t("identityHint")}
-									value={identity}
-									onChange={setIdentity}
-									options={[
-										{ value: "", label: t("identityNone") },
-										...loaded.identityList.map((i) => ({ value: i.id, label: i.name })),
-									]}
-								/>
-							) : null}
-						</Fieldset>
+						<AsksFields
+							source={chosenSource}
+							onSource={setSource}
+							templateList={loaded.templateList}
+							templateId={templateId}
+							onTemplate={setTemplateId}
+							items={items}
+							onItems={setItems}
+							errors={errors}
+							itemErrors={itemErrors}
+						/>
+						<WhoFields
+							who={who}
+							onChange={(patch) => setWho((w) => ({ ...w, ...patch }))}
+							identityList={loaded.identityList}
+						/>
 						<TextField
 							label={t("expires")}
 							hint={t("expiresHint")}

@@ -9,19 +9,25 @@ import { hasScope } from "../../session.ts";
 import {
 	announce,
 	Button,
-	Checkbox,
 	EmptyState,
 	ErrorAlert,
 	Fieldset,
 	LoadState,
 	Page,
-	SelectField,
 	TextField,
 	useLoad,
 } from "../../ui/index.ts";
+import {
+	GateFields,
+	type Gates,
+	isStamped,
+	OPEN,
+	UNSTAMPED,
+	type Watermark,
+	WatermarkFields,
+} from "./create-fields.tsx";
 import { EntryPicker, type Picked } from "./entry-picker.tsx";
 import { messages } from "./messages.ts";
-import { StampPreview } from "./stamp-preview.tsx";
 import {
 	type Identity,
 	identities,
@@ -70,56 +76,52 @@ function focusFirstInvalid(form: HTMLFormElement | null) {
 	);
 }
 
+/** The chosen entries, without those a chosen whole section already shares. */
+function chosenRecords(recordList: VaultRecord[], picked: Picked): string[] {
+	const whole = new Set(picked.sections);
+	return picked.records.filter((id) => {
+		const r = recordList.find((x) => x.id === id);
+		return r !== undefined && !(r.section && whole.has(r.section));
+	});
+}
+
+/** Whether the share grants the entry now: chosen, or in a chosen section. */
+const grants = (picked: Picked, r: VaultRecord) =>
+	picked.records.includes(r.id) || (r.section !== null && picked.sections.includes(r.section));
+
+/** How many entries the share grants now: those chosen and those of the chosen sections. */
+function sharedCount(recordList: VaultRecord[], picked: Picked): number {
+	return recordList.filter((r) => grants(picked, r)).length;
+}
+
+/** Files among the chosen entries (directly or through a section), else every file of the vault. */
+function previewFiles(recordList: VaultRecord[], picked: Picked): VaultRecord[] {
+	const files = recordList.filter((r) => r.type === "file");
+	const chosen = files.filter((r) => grants(picked, r));
+	return chosen.length > 0 ? chosen : files;
+}
+
 export function CreateShare() {
 	const t = useT(messages);
 	const vault = useLoad(loadVault);
 	const [label, setLabel] = useState("");
 	const [picked, setPicked] = useState<Picked>({ records: [], sections: [] });
-	const [password, setPassword] = useState("");
-	const [maxViews, setMaxViews] = useState("");
-	const [expires, setExpires] = useState("");
-	const [requireHandshake, setRequireHandshake] = useState(false);
-	const [identity, setIdentity] = useState("");
-	const [watermark, setWatermark] = useState(false);
-	const [stamp, setStamp] = useState("");
-	const [application, setApplication] = useState(false);
+	const [gates, setGates] = useState<Gates>(OPEN);
+	const [watermark, setWatermark] = useState<Watermark>(UNSTAMPED);
 	const [errors, setErrors] = useState<Errors>({});
 	const [error, setError] = useState<unknown>(null);
 	const [busy, setBusy] = useState(false);
 	const form = useRef<HTMLFormElement>(null);
 
 	const recordList = vault.data?.recordList ?? [];
-	const stamped = watermark || application;
-
-	/** The chosen entries, without those a chosen whole section already shares. */
-	function chosenRecords(): string[] {
-		const whole = new Set(picked.sections);
-		return picked.records.filter((id) => {
-			const r = recordList.find((x) => x.id === id);
-			return r !== undefined && !(r.section && whole.has(r.section));
-		});
-	}
-
-	/** How many entries the share grants now: those chosen and those of the chosen sections. */
-	function sharedCount(): number {
-		return recordList.filter(
-			(r) => picked.records.includes(r.id) || (r.section !== null && picked.sections.includes(r.section)),
-		).length;
-	}
-
-	/** Files among the chosen entries (directly or through a section), else every file of the vault. */
-	function previewFiles(): VaultRecord[] {
-		const files = recordList.filter((r) => r.type === "file");
-		const chosen = files.filter(
-			(r) => picked.records.includes(r.id) || (r.section !== null && picked.sections.includes(r.section)),
-		);
-		return chosen.length > 0 ? chosen : files;
-	}
+	const { password, maxViews, expires, requireHandshake, identity } = gates;
+	const { stamp, application } = watermark;
+	const stamped = isStamped(watermark);
 
 	async function submit(event: Event) {
 		event.preventDefault();
 		const problems: Errors = {};
-		const ids = chosenRecords();
+		const ids = chosenRecords(recordList, picked);
 		if (ids.length === 0 && picked.sections.length === 0) problems.picked = t("pickOne");
 		else if (ids.length > 500 || picked.sections.length > 500) problems.picked = t("tooMany");
 		const cap = maxViews.trim() === "" ? null : Number(maxViews);
@@ -200,90 +202,21 @@ export function CreateShare() {
 									}}
 								/>
 								<p class="meta" aria-live="polite">
-									{t("chosen", { count: sharedCount() })}
+									{t("chosen", { count: sharedCount(recordList, picked) })}
 								</p>
 							</Fieldset>
-							<Fieldset legend={t("gates")}>
-								<TextField
-									label={t("password")}
-									hint={t("passwordHint")}
-									type="password"
-									autocomplete="new-password"
-									maxLength={200}
-									value={password}
-									onInput={setPassword}
-								/>
-								<TextField
-									label={t("maxViews")}
-									hint={t("maxViewsHint")}
-									type="number"
-									inputMode="numeric"
-									min={1}
-									max={1_000_000_000}
-									step={1}
-									value={maxViews}
-									onInput={setMaxViews}
-									error={errors.maxViews ?? null}
-								/>
-								<TextField
-									label={t("expires")}
-									hint={t("expiresHint")}
-									type="datetime-local"
-									value={expires}
-									onInput={setExpires}
-									error={errors.expiresAt ?? null}
-								/>
-								<Checkbox
-									label={t("handshake")}
-									hint={t("handshakeHint")}
-									checked={requireHandshake}
-									onChange={setRequireHandshake}
-								/>
-								{loaded.identityList.length > 0 ? (
-									<SelectField
-										label={t("identity")}
-										hint={t("identityHint")}
-										value={identity}
-										onChange={setIdentity}
-										options={[
-											{ value: "", label: t("identityNone") },
-											...loaded.identityList.map((i) => ({ value: i.id, label: i.name })),
-										]}
-									/>
-								) : null}
-							</Fieldset>
-							<Fieldset legend={t("watermark")}>
-								<Checkbox
-									label={t("watermarkOn")}
-									hint={t("watermarkHint")}
-									checked={stamped}
-									onChange={(on) => {
-										setWatermark(on);
-										if (!on) setApplication(false);
-									}}
-								/>
-								<Checkbox
-									label={t("application")}
-									hint={t("applicationHint")}
-									checked={application}
-									onChange={setApplication}
-								/>
-								{stamped ? (
-									<>
-										<TextField
-											label={t("stamp")}
-											hint={t("stampHint")}
-											required
-											maxLength={400}
-											autocomplete="off"
-											value={stamp}
-											onInput={setStamp}
-											error={errors.stamp ?? null}
-										/>
-										<StampPreview text={stamp} files={previewFiles()} />
-									</>
-								) : null}
-							</Fieldset>
+							<GateFields
+								gates={gates}
+								onChange={(patch) => setGates((g) => ({ ...g, ...patch }))}
+								errors={errors}
+								identityList={loaded.identityList}
+							/>
+							<WatermarkFields
+								watermark={watermark}
+								onChange={(patch) => setWatermark((w) => ({ ...w, ...patch }))}
+								error={errors.stamp ?? null}
+								files={previewFiles(recordList, picked)}
+							/>
 							<ErrorAlert error={error} />
 							<div class="form-actions">
 								<Button type="submit" variant="primary" busy={busy}>

@@ -2,7 +2,7 @@
 // entries without one), a search by key or name, and the dialogs that add, change and delete
 // entries and sections. Everything goes through the `records` and `sections` collections and the
 // file endpoints of docs/api.md "Vault".
-import { useId, useLayoutEffect, useRef, useState } from "preact/hooks";
+import { useLayoutEffect, useRef, useState } from "preact/hooks";
 import { ApiError } from "../../api.ts";
 import { useT } from "../../i18n/index.ts";
 import { hasScope } from "../../session.ts";
@@ -12,6 +12,7 @@ import {
 	ConfirmDialog,
 	EmptyState,
 	ErrorAlert,
+	type Loaded,
 	LoadState,
 	Page,
 	useLoad,
@@ -22,8 +23,8 @@ import { EntryDialog } from "./entry-dialog.tsx";
 import { FileDialog } from "./file-dialog.tsx";
 import { messages } from "./messages.ts";
 import { SectionDialog } from "./section-dialog.tsx";
-import { SectionGroup } from "./section-group.tsx";
 import { records, type Section, sections, type VaultRecord } from "./types.ts";
+import { VaultList } from "./vault-list.tsx";
 
 type Open =
 	| { kind: "entry"; entry: VaultRecord | null }
@@ -43,28 +44,14 @@ async function loadVault(): Promise<Vault> {
 	return { all, sectionList };
 }
 
-function matches(entry: VaultRecord, query: string): boolean {
-	const q = query.trim().toLowerCase();
-	return !q || [entry.key, entry.name, entry.file?.name ?? ""].some((s) => s.toLowerCase().includes(q));
-}
-
-export default function VaultScreen() {
-	const t = useT(messages);
-	const searchId = useId();
-	const state = useLoad(loadVault);
-	const [query, setQuery] = useState("");
-	const [open, setOpen] = useState<Open>(null);
-	const [deleting, setDeleting] = useState<Deleting>(null);
-	const [busy, setBusy] = useState(false);
-	const [error, setError] = useState<unknown>(null);
-	const [refusal, setRefusal] = useState<string | null>(null);
+/**
+ * After the list reloads: a moved section's button keeps the focus (or its twin, when it became
+ * disabled); after a delete, whose button is gone, the heading takes it. A layout effect: the focus
+ * moves in the same frame as the list, never after the new order is on screen. Set the returned
+ * ref to the button's id, or "heading", before reloading.
+ */
+function useFocusAfterReload(state: Loaded<unknown>) {
 	const focusAfter = useRef<string | null>(null);
-	const canWrite = hasScope("record:write") && hasScope("section:write");
-	const data = state.data;
-
-	// Once the list is reloaded: after a move the section's move button keeps the focus (or its twin,
-	// when it became disabled); after a delete, whose button is gone, the heading takes it. A layout
-	// effect: the focus moves in the same frame as the list, never after the new order is on screen.
 	useLayoutEffect(() => {
 		const id = focusAfter.current;
 		if (!id || state.loading) return;
@@ -77,6 +64,69 @@ export default function VaultScreen() {
 		const button = document.getElementById(id) as HTMLButtonElement | null;
 		(button && !button.disabled ? button : document.getElementById(twin))?.focus();
 	}, [state.data, state.loading]);
+	return focusAfter;
+}
+
+/** The add/change dialog that is open, if any. */
+function OpenDialog({
+	open,
+	data,
+	onClose,
+	onSaved,
+	onUploaded,
+}: {
+	open: Open;
+	data: Vault;
+	onClose: () => void;
+	onSaved: (said: string) => void;
+	onUploaded: (said: string) => void;
+}) {
+	if (open?.kind === "entry") {
+		return (
+			<EntryDialog
+				entry={open.entry}
+				all={data.all}
+				sectionList={data.sectionList}
+				onClose={onClose}
+				onSaved={onSaved}
+			/>
+		);
+	}
+	if (open?.kind === "file") {
+		return (
+			<FileDialog
+				entry={open.entry}
+				sectionList={data.sectionList}
+				onClose={onClose}
+				onUploaded={onUploaded}
+			/>
+		);
+	}
+	if (open?.kind === "section") {
+		return (
+			<SectionDialog
+				section={open.section}
+				sectionList={data.sectionList}
+				onClose={onClose}
+				onSaved={onSaved}
+			/>
+		);
+	}
+	return null;
+}
+
+export default function VaultScreen() {
+	const t = useT(messages);
+	const state = useLoad(loadVault);
+	const [query, setQuery] = useState("");
+	const [open, setOpen] = useState<Open>(null);
+	const [deleting, setDeleting] = useState<Deleting>(null);
+	const [busy, setBusy] = useState(false);
+	const [error, setError] = useState<unknown>(null);
+	const [refusal, setRefusal] = useState<string | null>(null);
+	const focusAfter = useFocusAfterReload(state);
+	const canWrite = hasScope("record:write") && hasScope("section:write");
+	const data = state.data;
 
 	async function run(work: () => Promise<void>) {
 		setBusy(true);
@@ -166,82 +216,33 @@ export default function VaultScreen() {
 							</EmptyState>
 						);
 					}
-					const byId = new Map(all.map((r) => [r.id, r]));
-					const shown = all.filter((r) => matches(r, query));
-					const known = new Set(sectionList.map((s) => s.id));
-					const groups = [
-						...sectionList.map((s) => ({ section: s, entries: shown.filter((r) => r.section === s.id) })),
-						{
-							section: null,
-							entries: shown.filter((r) => r.section === null || !known.has(r.section)),
-						},
-					].filter((g) => (query ? g.entries.length > 0 : g.section !== null || g.entries.length > 0));
 					return (
-						<>
-							<div class="vault-search field">
-								<label for={searchId}>{t("search")}</label>
-								<input
-									id={searchId}
-									type="search"
-									value={query}
-									autocomplete="off"
-									onInput={(e) => setQuery(e.currentTarget.value)}
-								/>
-							</div>
-							<p class="meta vault-matches" role="status">
-								{query.trim() ? t("matches", { count: shown.length }) : ""}
-							</p>
-							{groups.map((g) => (
-								<SectionGroup
-									key={g.section?.id ?? "none"}
-									section={g.section}
-									entries={g.entries}
-									byId={byId}
-									first={g.section === null || sectionList.indexOf(g.section) === 0}
-									last={g.section === null || sectionList.indexOf(g.section) === sectionList.length - 1}
-									actions={actions}
-									sectionActions={{
-										onRename: (section) => setOpen({ kind: "section", section }),
-										onMove: (section, by) => void move(sectionList, section, by),
-										onDelete: (section) => setDeleting({ kind: "section", section }),
-									}}
-								/>
-							))}
-						</>
+						<VaultList
+							all={all}
+							sectionList={sectionList}
+							query={query}
+							onQuery={setQuery}
+							actions={actions}
+							sectionActions={{
+								onRename: (section) => setOpen({ kind: "section", section }),
+								onMove: (section, by) => void move(sectionList, section, by),
+								onDelete: (section) => setDeleting({ kind: "section", section }),
+							}}
+						/>
 					);
 				}}
 			</LoadState>
 			{data ? (
-				<>
-					{open?.kind === "entry" ? (
-						<EntryDialog
-							entry={open.entry}
-							all={data.all}
-							sectionList={data.sectionList}
-							onClose={() => setOpen(null)}
-							onSaved={saved}
-						/>
-					) : null}
-					{open?.kind === "file" ? (
-						<FileDialog
-							entry={open.entry}
-							sectionList={data.sectionList}
-							onClose={() => setOpen(null)}
-							onUploaded={(said) => {
-								announce(said);
-								state.reload();
-							}}
-						/>
-					) : null}
-					{open?.kind === "section" ? (
-						<SectionDialog
-							section={open.section}
-							sectionList={data.sectionList}
-							onClose={() => setOpen(null)}
-							onSaved={saved}
-						/>
-					) : null}
-				</>
+				<OpenDialog
+					open={open}
+					data={data}
+					onClose={() => setOpen(null)}
+					onSaved={saved}
+					onUploaded={(said) => {
+						announce(said);
+						state.reload();
+					}}
+				/>
 			) : null}
 			<ConfirmDialog
 				open={deleting !== null}

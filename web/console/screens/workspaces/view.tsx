@@ -8,13 +8,10 @@ import { activeWorkspace } from "../../session.ts";
 import {
 	announce,
 	Button,
-	DataTable,
 	DateTime,
 	Dialog,
-	EmptyState,
 	ErrorAlert,
-	LoadState,
-	Page,
+	ListPage,
 	TextField,
 	useLoad,
 } from "../../ui/index.ts";
@@ -203,90 +200,64 @@ export default function WorkspacesScreen() {
 	const role = (w: Workspace) => t(`role_${w.role}`);
 
 	return (
-		<Page
+		<ListPage
 			title={t("nav")}
-			actions={
-				<Button variant="primary" onClick={() => setCreating(true)}>
-					{t("create")}
-				</Button>
-			}
-		>
-			<p class="intro">{t("intro")}</p>
-			<ErrorAlert error={error} />
-			<LoadState state={state}>
-				{(list) =>
-					list.length === 0 ? (
-						<EmptyState title={t("empty")} />
-					) : (
-						<div class="workspace-table">
-							<DataTable
-								caption={t("caption")}
-								rows={list}
-								rowKey={(w) => w.id}
-								columns={[
-									{
-										label: t("name"),
-										cell: (w) => (
-											<div>
-												<span class="workspace-name">{w.name}</span>
-												{w.personal ? (
-													<span class="workspace-personal">
-														{t("personal")}
-														<span class="meta"> · {t("personalHint")}</span>
-													</span>
-												) : null}
-											</div>
-										),
-									},
-									{ label: t("role"), cell: role },
-									{ label: t("created"), cell: (w) => <DateTime value={w.created} /> },
-									{
-										label: t("active"),
-										cell: (w) =>
-											w.active ? (
-												<span class="badge badge-active">{t("activeNow")}</span>
-											) : (
-												<Button
-													class="btn-small"
-													aria-label={t("makeActiveNamed", { name: w.name })}
-													onClick={() => void makeActive(w)}
-												>
-													{t("makeActive")}
-												</Button>
-											),
-									},
-									{
-										label: t("actions"),
-										kind: "actions",
-										cell: (w) => (
-											<div class="row-actions">
-												{w.role !== "member" ? (
-													<Button
-														class="btn-small"
-														aria-label={t("renameNamed", { name: w.name })}
-														onClick={() => setRenaming(w)}
-													>
-														{t("rename")}
-													</Button>
-												) : null}
-												{w.role === "owner" && !w.personal ? (
-													<Button
-														class="btn-small"
-														aria-label={t("removeNamed", { name: w.name })}
-														onClick={() => setDeleting(w)}
-													>
-														{t("remove")}
-													</Button>
-												) : null}
-											</div>
-										),
-									},
-								]}
-							/>
+			intro={t("intro")}
+			action={{ label: t("create"), onClick: () => setCreating(true) }}
+			error={error}
+			state={state}
+			empty={{ title: t("empty") }}
+			caption={t("caption")}
+			rowKey={(w) => w.id}
+			tableClass="workspace-table"
+			columns={[
+				{
+					label: t("name"),
+					cell: (w) => (
+						<div>
+							<span class="workspace-name">{w.name}</span>
+							{w.personal ? (
+								<span class="workspace-personal">
+									{t("personal")}
+									<span class="meta"> · {t("personalHint")}</span>
+								</span>
+							) : null}
 						</div>
-					)
-				}
-			</LoadState>
+					),
+				},
+				{ label: t("role"), cell: role },
+				{ label: t("created"), cell: (w) => <DateTime value={w.created} /> },
+				{
+					label: t("active"),
+					cell: (w) =>
+						w.active ? (
+							<span class="badge badge-active">{t("activeNow")}</span>
+						) : (
+							<Button
+								class="btn-small"
+								aria-label={t("makeActiveNamed", { name: w.name })}
+								onClick={() => void makeActive(w)}
+							>
+								{t("makeActive")}
+							</Button>
+						),
+				},
+			]}
+			actions={[
+				{
+					label: t("rename"),
+					named: (w) => t("renameNamed", { name: w.name }),
+					when: (w) => w.role !== "member",
+					open: setRenaming,
+				},
+				{
+					label: t("remove"),
+					named: (w) => t("removeNamed", { name: w.name }),
+					when: (w) => w.role === "owner" && !w.personal,
+					open: setDeleting,
+				},
+			]}
+		>
 			<NameDialog
 				title={t("createTitle")}
 				submitLabel={t("create")}
@@ -329,6 +300,6 @@ export default function WorkspacesScreen() {
 					}
 				}}
 			/>
-		</Page>
+		</ListPage>
 	);
 }

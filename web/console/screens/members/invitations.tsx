@@ -1,0 +1,115 @@
+// The open invitations of the members screen, and the dialog that makes one.
+import { useState } from "preact/hooks";
+import { useT } from "../../i18n/index.ts";
+import { Button, DataTable, DateTime, Dialog, ErrorAlert, SelectField, TextField } from "../../ui/index.ts";
+import { uiMessages } from "../../ui/messages.ts";
+import { messages } from "./messages.ts";
+import type { Invitation, Role } from "./types.ts";
+
+export function InvitationTable({
+	open,
+	canWrite,
+	onRevoke,
+}: {
+	open: Invitation[];
+	canWrite: boolean;
+	onRevoke: (invitation: Invitation) => void;
+}) {
+	const t = useT(messages);
+	return (
+		<DataTable
+			caption={t("invitationsCaption")}
+			rows={open}
+			rowKey={(i) => i.id}
+			columns={[
+				{ label: t("email"), cell: (i) => i.email },
+				{ label: t("role"), cell: (i) => t(`role_${i.role}`) },
+				{
+					label: t("expires"),
+					cell: (i) => (i.status === "expired" ? t("expired") : <DateTime value={i.expiresAt} />),
+				},
+				{
+					label: t("actions"),
+					kind: "actions",
+					cell: (i) =>
+						canWrite ? (
+							<Button
+								class="btn-small"
+								aria-label={t("revokeNamed", { email: i.email })}
+								onClick={() => onRevoke(i)}
+							>
+								{t("revoke")}
+							</Button>
+						) : null,
+				},
+			]}
+		/>
+	);
+}
+
+/** The address and role to invite; `onInvite` answers whether the invitation was made. */
+export function InviteDialog({
+	open,
+	onClose,
+	grantable,
+	busy,
+	error,
+	onInvite,
+}: {
+	open: boolean;
+	onClose: () => void;
+	grantable: Role[];
+	busy: boolean;
+	error: unknown;
+	onInvite: (email: string, role: Role) => Promise<boolean>;
+}) {
+	const t = useT(messages);
+	const ui = useT(uiMessages);
+	const [email, setEmail] = useState("");
+	const [role, setRole] = useState<Role>("member");
+	const [emailError, setEmailError] = useState<string | null>(null);
+
+	async function submit(event: Event) {
+		event.preventDefault();
+		if (!email.trim()) return setEmailError(t("emailRequired"));
+		setEmailError(null);
+		if (await onInvite(email.trim(), role)) setEmail("");
+	}
+
+	return (
+		<Dialog
+			title={t("inviteTitle")}
+			open={open}
+			onClose={onClose}
+			actions={
+				<>
+					<Button onClick={onClose}>{ui("cancel")}</Button>
+					<Button type="submit" variant="primary" busy={busy} form="invite-form">
+						{t("send")}
+					</Button>
+				</>
+			}
+		>
+			<form id="invite-form" onSubmit={(e) => void submit(e)} noValidate>
+				<p class="field-hint">{t("inviteHint")}</p>
+				<TextField
+					label={t("email")}
+					type="email"
+					required
+					maxLength={320}
+					value={email}
+					onInput={setEmail}
+					error={emailError}
+					autocomplete="off"
+				/>
+				<SelectField
+					label={t("role")}
+					value={role}
+					options={grantable.map((r) => ({ value: r, label: t(`role_${r}`) }))}
+					onChange={(r) => setRole(r as Role)}
+				/>
+			</form>
+			<ErrorAlert error={error} />
+		</Dialog>
+	);
+}

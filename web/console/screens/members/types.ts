@@ -1,0 +1,27 @@
+// A workspace's members and invitations as their collections answer them.
+import { collection } from "../../api.ts";
+
+export type Role = "owner" | "admin" | "member";
+
+export interface Member {
+	id: string;
+	account: string;
+	email: string;
+	name: string;
+	role: Role;
+	owner: boolean;
+	created: string;
+}
+
+export interface Invitation {
+	id: string;
+	email: string;
+	role: Role;
+	status: "open" | "expired";
+	expiresAt: string;
+}
+
+export const members = collection<Member>("members");
+export const invitations = collection<Invitation>("invitations");
+/** A role may grant or act on the roles at or below its own. */
+export const RANK: Record<Role, number> = { member: 1, admin: 2, owner: 3 };
