@@ -657,6 +657,7 @@ describe("the authorize page's refusals", () => {
 			authorizeUrl({ client_id: "http://example.org" }),
 			authorizeUrl({ redirect_uri: "http://127.0.0.1:9/elsewhere" }),
 			authorizeUrl({ redirect_uri: `${SERVICE_A}/cb#frag` }),
+			authorizeUrl({ redirect_uri: `${callback(SERVICE_A)}#` }),
 			`${origin}/oidc/authorize?redirect_uri=${encodeURIComponent(callback(SERVICE_A))}`,
 		];
 		for (const url of cases) {

@@ -8,8 +8,8 @@ import type { AccountCaller } from "../../http/auth.ts";
 import { AppError } from "../../http/errors.ts";
 import { AppLinkError, parseToolOrigin } from "../../lib/app-links.ts";
 import { newId, randomToken, sha256Hex } from "../../lib/crypto.ts";
+import { isRedirectOnOrigin, isS256Challenge, verifierMatches } from "../../lib/oauth.ts";
 import { invalidField } from "../collections/fields.ts";
-import { verifierMatches } from "../passkeys/checks.ts";
 import type { GrantHooks } from "../shares/grant-hooks.ts";
 import { effectiveStatus } from "../shares/lifecycle.ts";
 import { holdingHiddenOrFile, revokeForTool, toolLinks } from "../shares/service.ts";
@@ -20,8 +20,6 @@ const DAY = 24 * 60 * 60 * 1000;
 export const CONNECTION_TTL_MS = 90 * DAY;
 /** A code works once, for five minutes; a polled answer is kept five minutes. */
 export const GRANT_TTL_MS = 5 * 60 * 1000;
-
-const S256_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
 
 export interface ConnectionPolicy {
 	/** `http://localhost` and `http://127.0.0.1` tool origins (the server's DOMAIN is `localhost`). */
@@ -60,13 +58,7 @@ export function checkClient(value: string, policy: Pick<ConnectionPolicy, "allow
 }
 
 function checkRedirect(value: string, clientId: string): string {
-	let url: URL | undefined;
-	try {
-		url = new URL(value);
-	} catch {
-		url = undefined;
-	}
-	if (!url || url.origin !== clientId || url.username !== "" || url.password !== "" || url.hash !== "") {
+	if (!isRedirectOnOrigin(value, clientId)) {
 		throw new AppError(
 			"connection_redirect_invalid",
 			`redirectUri must be an absolute address on ${clientId}, without credentials or fragment`,
@@ -77,7 +69,7 @@ function checkRedirect(value: string, clientId: string): string {
 }
 
 function checkChallenge(value: string): string {
-	if (!S256_CHALLENGE.test(value)) {
+	if (!isS256Challenge(value)) {
 		throw new AppError(
 			"connection_challenge_invalid",
 			"challenge must be a PKCE S256 challenge (43 base64url)",

@@ -3,8 +3,8 @@
 // check out is shown on the page, never redirected. Every later refusal goes back to the service
 // with `error`, `state` and `iss` (RFC 6749 4.1.2.1, RFC 9207).
 import { AppLinkError, parseToolOrigin } from "../../lib/app-links.ts";
+import { isRedirectOnOrigin, isS256Challenge } from "../../lib/oauth.ts";
 import { KEY_PATTERN } from "../collections/fields.ts";
-import { isS256Challenge } from "../passkeys/checks.ts";
 
 /** Optional scopes; `openid` is required. */
 export const OPTIONAL_SCOPES = ["profile", "email", "svc_identity"] as const;
@@ -39,17 +39,6 @@ function single(query: Query, name: string): string | undefined | null {
 	const v = query[name];
 	if (v === undefined) return undefined;
 	return typeof v === "string" ? v : null;
-}
-
-/** Where a redirect address may point: an absolute address on the client's origin, no fragment. */
-function onOrigin(value: string, origin: string): boolean {
-	let url: URL;
-	try {
-		url = new URL(value);
-	} catch {
-		return false;
-	}
-	return url.origin === origin && url.username === "" && url.password === "" && !value.includes("#");
 }
 
 /** The vault keys asked for in `claims`: `{"userinfo": {"svc_links": {"values": [keys]}}}`. */
@@ -91,7 +80,7 @@ export function checkAuthorize(query: Query, options: { allowLoopback: boolean }
 	}
 	const redirectUri = single(query, "redirect_uri");
 	if (!redirectUri) return { kind: "shown", detail: "redirect_uri is missing or given twice" };
-	if (!onOrigin(redirectUri, clientId)) {
+	if (!isRedirectOnOrigin(redirectUri, clientId)) {
 		return {
 			kind: "shown",
 			detail: `redirect_uri must be an absolute address on ${clientId}, without credentials or fragment`,
