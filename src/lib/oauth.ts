@@ -27,9 +27,14 @@ export function isS256Challenge(value: string): boolean {
 
 const VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
 
+/** The S256 challenge of a well-formed verifier (RFC 7636 4.1, 4.2); undefined when malformed. */
+export function s256Of(verifier: string): string | undefined {
+	if (!VERIFIER.test(verifier)) return undefined;
+	return crypto.createHash("sha256").update(verifier, "ascii").digest("base64url");
+}
+
 /** RFC 7636 4.6: the verifier is well formed and its S256 transform equals the challenge. */
 export function verifierMatches(challenge: string, verifier: string): boolean {
-	if (!VERIFIER.test(verifier)) return false;
-	const derived = crypto.createHash("sha256").update(verifier, "ascii").digest("base64url");
-	return safeEqual(derived, challenge);
+	const derived = s256Of(verifier);
+	return derived !== undefined && safeEqual(derived, challenge);
 }
