@@ -139,6 +139,8 @@ describe("authorize: who may, and what it checks", () => {
 		["on another origin", "https://evil.example/connected"],
 		["on another port", "https://tool.example:8443/connected"],
 		["with a fragment", `${REDIRECT}#x`],
+		// An empty fragment is a fragment (RFC 6749 3.1.2), as OIDC's authorize refuses it too.
+		["with an empty fragment (a trailing #)", `${REDIRECT}#`],
 		["with credentials", "https://user:pw@tool.example/connected"],
 		["relative", "/connected"],
 	] as const) {

@@ -393,6 +393,46 @@ describe("the code flow with openid-client", () => {
 		assert.notEqual(grant3.id, grant.id);
 		assert.equal((await resolveGrant(grant3)).json().items[0].values[0].value, "DE00 2222");
 	});
+
+	test("a sign-in's share that expired is not revived: the next sign-in that shares makes a new one", async () => {
+		const city = await createValue(t.app, owner, { key: "town", value: "Bonn" });
+		const claims = { userinfo: { svc_links: { values: ["town"] } } };
+		const grantOf = async (flow: Awaited<ReturnType<typeof codeFlow>>) => {
+			const info = await oidc.fetchUserInfo(
+				flow.config,
+				flow.tokens.access_token,
+				flow.tokens.claims()?.sub as string,
+			);
+			return (info.svc_links as { grants: { id: string; token: string }[] }).grants[0] as {
+				id: string;
+				token: string;
+			};
+		};
+		const first = await grantOf(
+			await codeFlow(SERVICE_B, { scope: "openid", claims, links: () => ({ town: city.id }) }),
+		);
+		// The person gives the share an expiry (a past one is refused), and it passes.
+		const expiresAt = new Date(Date.now() + 1000).toISOString();
+		const patched = await t.app.inject({
+			method: "PATCH",
+			url: `${LINKS}/${first.id}`,
+			headers: owner.headers,
+			payload: { expiresAt },
+		});
+		assert.equal(patched.statusCode, 200, patched.body);
+		await new Promise((resolve) => setTimeout(resolve, Date.parse(expiresAt) - Date.now() + 50));
+		assert.equal((await resolveGrant(first)).json().items[0].status, "expired");
+
+		const second = await grantOf(
+			await codeFlow(SERVICE_B, { scope: "openid", claims, links: () => ({ town: city.id }) }),
+		);
+		assert.notEqual(second.id, first.id);
+		const read = (await resolveGrant(second)).json().items[0];
+		assert.equal(read.status, "active");
+		assert.equal(read.values[0].value, "Bonn");
+		const old = await t.app.inject({ method: "GET", url: `${LINKS}/${first.id}`, headers: owner.headers });
+		assert.equal(old.json().status, "expired", "the expired share stays as it was");
+	});
 });
 
 /** Posts a token request as a form. */
@@ -657,6 +697,7 @@ describe("the authorize page's refusals", () => {
 			authorizeUrl({ client_id: "http://example.org" }),
 			authorizeUrl({ redirect_uri: "http://127.0.0.1:9/elsewhere" }),
 			authorizeUrl({ redirect_uri: `${SERVICE_A}/cb#frag` }),
+			authorizeUrl({ redirect_uri: `${callback(SERVICE_A)}#` }),
 			`${origin}/oidc/authorize?redirect_uri=${encodeURIComponent(callback(SERVICE_A))}`,
 		];
 		for (const url of cases) {

@@ -10,8 +10,9 @@ import { errors } from "../../http/schemas.ts";
 import { createOutboundClient } from "../../lib/outbound.ts";
 import { createOutboxWorker, type OutboxWorker } from "../../worker/outbox.ts";
 import { drainPeerEvents } from "../grants/events-out.ts";
+import { testDelivery } from "./attempt.ts";
 import { CALLBACK_URL_MAX } from "./policy.ts";
-import { drainOnce, testDelivery } from "./service.ts";
+import { drainOnce } from "./worker.ts";
 
 declare module "fastify" {
 	interface FastifyInstance {

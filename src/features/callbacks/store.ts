@@ -1,5 +1,6 @@
-import { type ExpressionBuilder, type Kysely, sql, type Transaction } from "kysely";
+import type { Kysely, Transaction } from "kysely";
 import type { Dialect } from "../../db/index.ts";
+import * as outbox from "../../db/outbox.ts";
 import type { Database, OutboxTable } from "../../db/schema.ts";
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -64,64 +65,28 @@ export function insertDelivery(db: Db, row: OutboxTable) {
 	return db.insertInto("outbox").values(row).execute();
 }
 
-/** Due now: a pending row whose time has come, or a grant event whose claim lapsed (its worker died). */
-function due(now: number) {
-	return (eb: ExpressionBuilder<Database, "outbox">) =>
-		eb.or([
-			eb.and([eb("state", "=", "pending"), eb("next_attempt", "<=", now)]),
-			eb.and([eb("state", "=", "sending"), eb("kind", "=", "grant_event"), eb("lease_until", "<=", now)]),
-		]);
-}
-
 /**
- * Claims up to `limit` due rows with one statement: marked `sending` under `lease` and counted as an
- * attempt before anything is sent. On PostgreSQL the candidate rows are locked with SKIP LOCKED so
- * workers sharing the database take disjoint rows without waiting; the outer condition is checked
- * again on the locked row. SQLite runs one writer at a time, so the statement alone is enough.
+ * Claims up to `limit` due rows, each marked `sending` under `lease` and counted as an attempt
+ * before anything is sent (db/outbox.ts). Submissions are sent at most once: of the rows whose
+ * claim lapsed (their worker died), only grant events are taken again.
  */
 export function claimDue(
 	db: Kysely<Database>,
 	dialect: Dialect,
 	input: { now: number; lease: string; leaseUntil: number; limit: number },
 ) {
-	const candidates = db
-		.selectFrom("outbox")
-		.select("id")
-		.where(due(input.now))
-		.orderBy("next_attempt")
-		.orderBy("id")
-		.limit(input.limit)
-		.$if(dialect === "postgres", (qb) => qb.forUpdate().skipLocked());
-	return db
-		.updateTable("outbox")
-		.set({
-			state: "sending",
-			lease: input.lease,
-			lease_until: input.leaseUntil,
-			attempts: sql<number>`attempts + 1`,
-			updated: input.now,
-		})
-		.where("id", "in", candidates)
-		.where(due(input.now))
-		.returningAll()
-		.execute();
+	return outbox.claimDue(db, dialect, "outbox", { ...input, retake: (eb) => eb("kind", "=", "grant_event") });
 }
 
 /** Records the outcome of an attempt, only while the claim is still ours; the row when it landed. */
-export function finishDelivery(
+export async function finishDelivery(
 	db: Db,
 	id: string,
 	lease: string,
 	changes: Pick<OutboxTable, "state" | "next_attempt" | "last_status" | "last_error" | "updated">,
-) {
-	return db
-		.updateTable("outbox")
-		.set({ ...changes, lease: null, lease_until: null })
-		.where("id", "=", id)
-		.where("lease", "=", lease)
-		.where("state", "=", "sending")
-		.returningAll()
-		.executeTakeFirst();
+): Promise<OutboxTable | undefined> {
+	const [landed] = await outbox.finishClaimed(db, "outbox", [id], lease, changes);
+	return landed;
 }
 
 /** Submissions whose worker stopped mid-send (still `sending` past their lease). */
@@ -150,9 +115,5 @@ export function failInterruptedSubmission(db: Db, id: string, now: number, reaso
 
 /** Delivered and failed rows are kept a while for diagnosis, then removed. */
 export function purgeFinished(db: Db, before: number) {
-	return db
-		.deleteFrom("outbox")
-		.where("state", "in", ["delivered", "failed"])
-		.where("updated", "<", before)
-		.executeTakeFirst();
+	return outbox.purgeFinished(db, "outbox", before);
 }

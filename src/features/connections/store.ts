@@ -56,6 +56,22 @@ export function updateConnection(db: Db, id: string, changes: Partial<Connection
 	return db.updateTable("connections").set(changes).where("id", "=", id).executeTakeFirst();
 }
 
+/** Sets a connection's permissions in the workspace; the values now, or undefined when not its. */
+export function updatePermissions(
+	db: Db,
+	workspaceId: string,
+	id: string,
+	changes: Partial<ConnectionTable>,
+) {
+	return db
+		.updateTable("connections")
+		.set(changes)
+		.where("id", "=", id)
+		.where("workspace", "=", workspaceId)
+		.returning(["allow_revoke", "allow_hand_over"])
+		.executeTakeFirst();
+}
+
 export function deleteConnection(db: Db, id: string) {
 	return db.deleteFrom("connections").where("id", "=", id).executeTakeFirst();
 }

@@ -1,6 +1,7 @@
 // Kysely queries for grants handed out with a token (spec "Remote grant and bulk read").
-import { type ExpressionBuilder, type Kysely, sql, type Transaction } from "kysely";
+import type { Kysely, Transaction } from "kysely";
 import type { Dialect } from "../../db/index.ts";
+import * as outbox from "../../db/outbox.ts";
 import type { Database, GrantTokenTable, PeerEventTable } from "../../db/schema.ts";
 import { resolvesAnyOf } from "../answers/store.ts";
 
@@ -92,45 +93,13 @@ export function insertPeerEvents(db: Db, rows: PeerEventTable[]) {
 	return db.insertInto("peer_events").values(rows).execute();
 }
 
-/** Due now: pending and its time has come, or claimed by a worker whose lease lapsed. */
-function due(now: number) {
-	return (eb: ExpressionBuilder<Database, "peer_events">) =>
-		eb.or([
-			eb.and([eb("state", "=", "pending"), eb("next_attempt", "<=", now)]),
-			eb.and([eb("state", "=", "sending"), eb("lease_until", "<=", now)]),
-		]);
-}
-
-/**
- * Claims up to `limit` due events in one statement, counted as an attempt, as the callback outbox
- * does (callbacks/store.ts claimDue): SKIP LOCKED on PostgreSQL so workers take disjoint rows.
- */
+/** Claims up to `limit` due events (db/outbox.ts): a lapsed claim is taken again, events may repeat. */
 export function claimDuePeerEvents(
 	db: Kysely<Database>,
 	dialect: Dialect,
 	input: { now: number; lease: string; leaseUntil: number; limit: number },
 ) {
-	const candidates = db
-		.selectFrom("peer_events")
-		.select("id")
-		.where(due(input.now))
-		.orderBy("next_attempt")
-		.orderBy("id")
-		.limit(input.limit)
-		.$if(dialect === "postgres", (qb) => qb.forUpdate().skipLocked());
-	return db
-		.updateTable("peer_events")
-		.set({
-			state: "sending",
-			lease: input.lease,
-			lease_until: input.leaseUntil,
-			attempts: sql<number>`attempts + 1`,
-			updated: input.now,
-		})
-		.where("id", "in", candidates)
-		.where(due(input.now))
-		.returningAll()
-		.execute();
+	return outbox.claimDue(db, dialect, "peer_events", input);
 }
 
 /** Records a batch's outcome on its rows, only those whose claim is still ours. */
@@ -140,23 +109,11 @@ export async function finishPeerEvents(
 	lease: string,
 	changes: Partial<Pick<PeerEventTable, "state" | "next_attempt" | "last_status" | "last_error" | "updated">>,
 ) {
-	for (let i = 0; i < ids.length; i += 500) {
-		await db
-			.updateTable("peer_events")
-			.set({ ...changes, lease: null, lease_until: null })
-			.where("id", "in", ids.slice(i, i + 500))
-			.where("lease", "=", lease)
-			.where("state", "=", "sending")
-			.execute();
-	}
+	await outbox.finishClaimed(db, "peer_events", ids, lease, changes);
 }
 
 export function purgeFinishedPeerEvents(db: Db, before: number) {
-	return db
-		.deleteFrom("peer_events")
-		.where("state", "in", ["delivered", "failed"])
-		.where("updated", "<", before)
-		.executeTakeFirst();
+	return outbox.purgeFinished(db, "peer_events", before);
 }
 
 // ---- remote answers kept here: events from the server holding the grant (events-in.ts) ----

@@ -2,7 +2,7 @@
 // reach the page only as escaped text or data attributes; the script (web/oidc.js) reads its words
 // from a JSON data block, which the page's CSP (no inline script) does not run.
 import { escapeHtml } from "../passkeys/page-html.ts";
-import type { OptionalScope } from "./request.ts";
+import type { OptionalScope } from "./authorize-checks.ts";
 
 export type Lang = "en" | "de";
 

@@ -132,17 +132,15 @@ export async function touchSlot(db: Db, account: string, clientId: string, now: 
 	return Number(result.numUpdatedRows) === 1;
 }
 
-/** The person's slot for the service, with its link when that still exists. */
-export async function signInSlot(db: Db, account: string, clientId: string) {
+/** The share in the person's slot for the service (it may have been deleted since). */
+export async function slotLink(db: Db, account: string, clientId: string): Promise<string | undefined> {
 	const slot = await db
 		.selectFrom("oidc_links")
 		.select("link")
 		.where("account", "=", account)
 		.where("client_id", "=", clientId)
 		.executeTakeFirst();
-	if (!slot) return undefined;
-	const link = await db.selectFrom("links").selectAll().where("id", "=", slot.link).executeTakeFirst();
-	return { linkId: slot.link, link };
+	return slot?.link;
 }
 
 /** Claims the (person, service) slot for `link`: false when another sign-in claimed it first. */
@@ -155,7 +153,7 @@ export async function claimSignInLink(db: Db, account: string, clientId: string,
 	return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
 }
 
-/** Moves the slot from a revoked or deleted link to a new one: false when another sign-in moved it first. */
+/** Moves the slot from a share that no longer stands to a new one: false when another sign-in moved it first. */
 export async function replaceSignInLink(
 	db: Db,
 	account: string,
@@ -172,23 +170,4 @@ export async function replaceSignInLink(
 		.where("link", "=", from)
 		.executeTakeFirst();
 	return Number(result.numUpdatedRows) === 1;
-}
-
-/** The grant behind a sign-in link: its keys and a fresh token hash (the old token stops working). */
-export function setGrant(db: Db, link: string, tokenHash: string, keys: Record<string, string>, now: number) {
-	return db
-		.insertInto("grant_tokens")
-		.values({
-			link,
-			token_hash: tokenHash,
-			keys: JSON.stringify(keys),
-			peer: null,
-			request_slug: null,
-			created: now,
-			updated: now,
-		})
-		.onConflict((oc) =>
-			oc.column("link").doUpdateSet({ token_hash: tokenHash, keys: JSON.stringify(keys), updated: now }),
-		)
-		.execute();
 }

@@ -6,7 +6,7 @@ import type { Database, LinkTable } from "../../db/schema.ts";
 import { AppError } from "../../http/errors.ts";
 import type { GrantHooks } from "./grant-hooks.ts";
 import { grantsOf } from "./granted.ts";
-import { changeLinkStatus, createLink, type LinkStatus, type NewLink } from "./lifecycle.ts";
+import { changeLinkStatus, createLink, effectiveStatus, type LinkStatus, type NewLink } from "./lifecycle.ts";
 import * as store from "./store.ts";
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -94,4 +94,58 @@ export async function revokeForTool(
 		await changeLinkStatus(trx, link, "revoked", { kind: "tool", ...tool }, now, hooks);
 		return { ...link, status: "revoked" as const, updated: now };
 	});
+}
+
+/**
+ * Keeps the share of someone who grants again (an answer sent again, a sign-in that shares again)
+ * granting `records`, in order. The one rule: the share `current` is updated in place while it
+ * stands (active, or paused: the owner's pause holds); one that no longer stands (revoked, expired
+ * by date or by its view cap, or gone) is never revived but made again, with a fresh slug, as
+ * `fields.id`: replacing the old row when that is its id too, else beside it. Answers the share's
+ * id, whether it was made again, and its status now.
+ */
+export async function renewShare(
+	db: Db,
+	current: string | undefined,
+	fields: NewLink & { id: string },
+	records: readonly string[],
+	now: number,
+): Promise<{ id: string; restarted: boolean; status: LinkStatus }> {
+	const link = current === undefined ? undefined : await store.findLink(db, fields.workspace, current);
+	const status = link && effectiveStatus(link, now);
+	if (link && (status === "active" || status === "paused")) {
+		await store.replaceGrants(db, link.id, records, []);
+		await store.updateLink(db, link.id, { updated: now });
+		return { id: link.id, restarted: false, status };
+	}
+	if (link && link.id === fields.id) await store.deleteLink(db, link.id);
+	await createLink(db, fields, { records, sections: [] }, now);
+	return { id: fields.id, restarted: true, status: "active" };
+}
+
+/**
+ * The grant a share is read through with a token (spec "Remote grant and bulk read"), given the
+ * entries' keys and a fresh token hash: an earlier token of the share stops working.
+ */
+export async function setGrantToken(
+	db: Db,
+	linkId: string,
+	tokenHash: string,
+	keys: Record<string, string>,
+	now: number,
+): Promise<void> {
+	const json = JSON.stringify(keys);
+	await db
+		.insertInto("grant_tokens")
+		.values({
+			link: linkId,
+			token_hash: tokenHash,
+			keys: json,
+			peer: null,
+			request_slug: null,
+			created: now,
+			updated: now,
+		})
+		.onConflict((oc) => oc.column("link").doUpdateSet({ token_hash: tokenHash, keys: json, updated: now }))
+		.execute();
 }
