@@ -10,8 +10,9 @@ import { newId, randomToken, sha256Hex } from "../../lib/crypto.ts";
 import { fetchJson, isDomainName, type PeerOptions, resolvePeerKey } from "../../lib/peer.ts";
 import { type AnswerInput, keepMinted, plan } from "../answers/submit.ts";
 import { invalidField } from "../collections/fields.ts";
-import { findIdentity } from "../identity/store.ts";
-import { renewLink } from "../shares/service.ts";
+import { workspaceIdentity } from "../identity/service.ts";
+import { renewLink, takeBackLink } from "../shares/service.ts";
+import { takeBackRecords } from "../vault/service.ts";
 import type { TemplateItem } from "../vault/templates/collection.ts";
 import { postPeerJson } from "./peer-client.ts";
 import * as store from "./store.ts";
@@ -51,8 +52,8 @@ export async function relayAnswer(deps: RelayDeps, caller: Caller, input: RelayI
 	// The identity proven to the requester's server must be one of the responder's workspace.
 	let identity: { fingerprint: string; certificate: string; parentSignature: string } | undefined;
 	if (input.identityId !== undefined) {
-		const row = await findIdentity(db, input.identityId);
-		if (!row || row.workspace !== caller.workspaceId) {
+		const row = await workspaceIdentity(db, caller.workspaceId, input.identityId);
+		if (!row) {
 			throw invalidField("identityId", "is not an identity of your workspace");
 		}
 		identity = {
@@ -115,10 +116,9 @@ export async function relayAnswer(deps: RelayDeps, caller: Caller, input: RelayI
 	const takeBack = () =>
 		db.transaction().execute(async (trx) => {
 			// Removed as if never written: no grant event, no notification (nobody was told of it).
-			await trx.deleteFrom("grant_tokens").where("link", "=", linkId).execute();
-			await trx.deleteFrom("link_records").where("link", "=", linkId).execute();
-			await trx.deleteFrom("links").where("id", "=", linkId).execute();
-			if (minted.length > 0) await trx.deleteFrom("records").where("id", "in", minted).execute();
+			await store.deleteGrant(trx, linkId);
+			await takeBackLink(trx, linkId);
+			await takeBackRecords(trx, minted);
 		});
 
 	let answer: { status: number; body: unknown };

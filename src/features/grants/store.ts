@@ -39,6 +39,11 @@ export function insertGrant(db: Db, row: GrantTokenTable) {
 	return db.insertInto("grant_tokens").values(row).execute();
 }
 
+/** A grant taken back before anyone was told of it (relay.ts). */
+export function deleteGrant(db: Db, linkId: string) {
+	return db.deleteFrom("grant_tokens").where("link", "=", linkId).execute();
+}
+
 export function grantOfLink(db: Db, linkId: string) {
 	return db.selectFrom("grant_tokens").selectAll().where("link", "=", linkId).executeTakeFirst();
 }

@@ -232,6 +232,16 @@ export async function checkIdentityOwnership(
 	return identityRecord(row);
 }
 
+/** The workspace's identity with this id; another workspace's answers like a missing one. */
+export function workspaceIdentity(db: Db, workspaceId: string, identityId: string) {
+	return store.findIdentityInWorkspace(db, workspaceId, identityId);
+}
+
+/** The identity of this server with this key fingerprint, if any (an attestation's claimer). */
+export function identityByFingerprint(db: Db, fingerprint: string) {
+	return store.findIdentityByFingerprint(db, fingerprint);
+}
+
 /** Whether the identity is one of the workspace's (an answer's share names only its own identities). */
 export async function isWorkspaceIdentity(db: Db, workspaceId: string, identityId: string): Promise<boolean> {
 	return (await store.findIdentityInWorkspace(db, workspaceId, identityId)) !== undefined;
