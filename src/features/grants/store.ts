@@ -163,20 +163,3 @@ export function purgeFinishedPeerEvents(db: Db, before: number) {
 		.where("updated", "<", before)
 		.executeTakeFirst();
 }
-
-// ---- remote answers kept here: events from the server holding the grant (events-in.ts) ----
-
-/**
- * Records a peer's event on the answer it names, unless one as new or newer was recorded: one
- * conditional UPDATE, so a late or repeated event changes nothing. The answer when it applied.
- */
-export function applyRemoteStatus(db: Db, server: string, grantId: string, status: string, at: number) {
-	return db
-		.updateTable("request_answers")
-		.set({ remote_status: status, remote_at: at })
-		.where("server", "=", server)
-		.where("grant_id", "=", grantId)
-		.where((eb) => eb.or([eb("remote_at", "is", null), eb("remote_at", "<", at)]))
-		.returning(["id", "request"])
-		.executeTakeFirst();
-}
