@@ -11,7 +11,7 @@ import { sha256Hex } from "../../lib/crypto.ts";
 import type { PeerOptions } from "../../lib/peer.ts";
 import { registerChallengeScope } from "../challenges/routes.ts";
 import { standingOf } from "../identity/service.ts";
-import { CREDENTIAL_KEYS, keyRing } from "../server/certified-keys.ts";
+import { CREDENTIAL_KEYS, keyRing } from "../server/service.ts";
 import { statusListUri } from "./credential.ts";
 import { claimHeld, credentialRecord, type HeldClaimInput, heldStatus } from "./held.ts";
 import { Credential } from "./held-collection.ts";

@@ -7,7 +7,7 @@ import { SignJWT } from "jose";
 import type { Kysely, Transaction } from "kysely";
 import type { Database } from "../../db/schema.ts";
 import { lazy } from "../../lib/lazy.ts";
-import type { KeyRingCache } from "../server/certified-keys.ts";
+import type { KeyRingCache } from "../server/service.ts";
 import * as store from "./store.ts";
 
 type Db = Kysely<Database> | Transaction<Database>;

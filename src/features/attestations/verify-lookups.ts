@@ -4,8 +4,8 @@ import zlib from "node:zlib";
 import { calculateJwkThumbprint, decodeProtectedHeader, importJWK, type JWK, jwtVerify } from "jose";
 import { openEnvelope } from "../../lib/crypto.ts";
 import { asEnvelope, fetchJson, type PeerOptions, peerFetchText, resolvePeerKey } from "../../lib/peer.ts";
-import { fetchPeerStanding } from "../identity/trust.ts";
-import type { KeyRing } from "../server/certified-keys.ts";
+import { fetchPeerStanding } from "../identity/service.ts";
+import type { KeyRing } from "../server/service.ts";
 
 /** How the attester is reached: this server's own keys and list, or another server's. */
 export interface AttesterSource {

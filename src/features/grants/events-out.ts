@@ -17,7 +17,7 @@ import {
 	MAX_RETRIES,
 	retryDelay,
 } from "../callbacks/service.ts";
-import type { RootKey } from "../server/root-key.ts";
+import type { RootKey } from "../server/service.ts";
 import type { GrantHooks, LinkStatusChange, RecordsChange } from "../shares/grant-hooks.ts";
 import { changeLinkStatus } from "../shares/lifecycle.ts";
 import { grantsBeyond } from "../shares/service.ts";
