@@ -12,7 +12,7 @@ import type { AccountCaller } from "../../http/auth.ts";
 import { AppError, type ErrorCode, errorCodes } from "../../http/errors.ts";
 import { newId } from "../../lib/crypto.ts";
 import { isDomainName, type PeerOptions, peerBase } from "../../lib/peer.ts";
-import { postPeerJson } from "../grants/peer-client.ts";
+import { postPeerJson } from "../../lib/peer-client.ts";
 import { certificateView, workspaceIdentity } from "../identity/service.ts";
 import { type ClaimOfferDeps, claimOffer } from "./service.ts";
 import * as store from "./store.ts";

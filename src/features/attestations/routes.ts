@@ -9,7 +9,6 @@ import { requireSession } from "../../http/auth.ts";
 import { AppError } from "../../http/errors.ts";
 import { sha256Hex } from "../../lib/crypto.ts";
 import type { PeerOptions } from "../../lib/peer.ts";
-import { registerChallengeScope } from "../challenges/routes.ts";
 import { standingOf } from "../identity/service.ts";
 import { CREDENTIAL_KEYS, keyRing } from "../server/service.ts";
 import { statusListUri } from "./credential.ts";
@@ -73,7 +72,8 @@ export const attestationRoutes: FastifyPluginAsyncTypebox = async (app) => {
 		clock: () => app.clock.now(),
 		keys: () => keys.get(),
 	});
-	registerChallengeScope(app, "attestation", async (_db, token) =>
+	// The challenge an offer's claim is signed over names the offer's token.
+	app.challengeScopes.register("attestation", async (_db, token) =>
 		Boolean(await attestationByToken(db, token)),
 	);
 	app.workspaceHooks.onWorkspaceDeleted.push(onWorkspaceDeleted);

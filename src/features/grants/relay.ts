@@ -8,13 +8,13 @@ import type { Caller } from "../../http/auth.ts";
 import { AppError, errorCodes } from "../../http/errors.ts";
 import { newId, randomToken, sha256Hex } from "../../lib/crypto.ts";
 import { fetchJson, isDomainName, type PeerOptions, resolvePeerKey } from "../../lib/peer.ts";
+import { postPeerJson } from "../../lib/peer-client.ts";
 import { type AnswerInput, keepMinted, plan } from "../answers/submit.ts";
 import { invalidField } from "../collections/fields.ts";
 import { workspaceIdentity } from "../identity/service.ts";
 import { renewLink, takeBackLink } from "../shares/service.ts";
 import { takeBackRecords } from "../vault/service.ts";
 import type { TemplateItem } from "../vault/templates/collection.ts";
-import { postPeerJson } from "./peer-client.ts";
 import * as store from "./store.ts";
 
 export interface RelayInput extends AnswerInput {

@@ -10,6 +10,9 @@ import * as templates from "./templates/store.ts";
 
 type Db = Kysely<Database> | Transaction<Database>;
 
+/** A file of the workspace, for stamping a copy (stamping/). */
+export { findWorkspaceFile } from "./files/service.ts";
+
 /** The blob keys of the workspace's files, to remove once its rows are gone and committed. */
 export function workspaceFileKeys(db: Db, workspaceId: string): Promise<string[]> {
 	return records.workspaceFileKeys(db, workspaceId);
