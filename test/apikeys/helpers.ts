@@ -4,7 +4,7 @@ import type { FastifyInstance } from "fastify";
 import type { Kysely } from "kysely";
 import type { Database } from "../../src/db/schema.ts";
 import { createAccount } from "../../src/features/accounts/service.ts";
-import { insertMember } from "../../src/features/accounts/store.ts";
+import { insertMember } from "../../src/features/workspaces/store.ts";
 import { optionalCaller, requireAccount, requireScope } from "../../src/http/auth.ts";
 import { newId } from "../../src/lib/crypto.ts";
 

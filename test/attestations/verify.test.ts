@@ -235,6 +235,37 @@ describe("POST /api/attestations/verify", () => {
 		assert.equal(v.holder.status, "revoked");
 	});
 
+	test("a tombstone outranks a live row of the same key: verify and the status endpoint both say revoked", async () => {
+		// Deleting an identity keeps it revoked for good (docs/api.md "Identities and standing"); a row
+		// that somehow outlived its tombstone (a restore, a race) must not turn the standing back.
+		const d = await issued();
+		const row = await t.app.store.db
+			.selectFrom("identities")
+			.selectAll()
+			.where("id", "=", d.identityId)
+			.executeTakeFirstOrThrow();
+		await t.app.store.db
+			.insertInto("identity_tombstones")
+			.values({
+				fingerprint: row.fingerprint,
+				identity_id: row.id,
+				status: "revoked",
+				workspace: row.workspace,
+				deleted_at: Date.now(),
+			})
+			.execute();
+		const v = await verify({ presentation: d.credential });
+		assert.equal(v.holder.status, "revoked");
+		assert.equal(v.state, "revoked");
+		const status = await t.app.inject({
+			method: "GET",
+			url: `/api/identities/${row.fingerprint}/status`,
+			remoteAddress: nextIp(),
+		});
+		const payload = JSON.parse(Buffer.from(status.json().payload, "base64url").toString("utf8"));
+		assert.equal(payload.status, "revoked");
+	});
+
 	test("at exp the credential is expired; a second before, it is not", async () => {
 		const expiresAt = new Date(Math.ceil((t.app.clock.now() + 3600_000) / 1000) * 1000).toISOString();
 		const c = await issued({ expiresAt });

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { createAccount, createSession } from "../../src/features/accounts/service.ts";
-import { insertMember } from "../../src/features/accounts/store.ts";
+import { insertMember } from "../../src/features/workspaces/store.ts";
 import { newId } from "../../src/lib/crypto.ts";
 import { dialect } from "../helpers/app.ts";
 import type { ServerProcess } from "../helpers/process.ts";

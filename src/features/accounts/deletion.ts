@@ -14,16 +14,14 @@ import type { Kysely } from "kysely";
 import type { Database } from "../../db/schema.ts";
 import { AppError } from "../../http/errors.ts";
 import type { BlobStore } from "../../lib/blob-store.ts";
-import type { WorkspaceHooks } from "../workspaces/hooks.ts";
-import { depart } from "../workspaces/membership.ts";
-import { deleteWorkspaceIn, removeBlobs } from "../workspaces/service.ts";
-import * as workspaces from "../workspaces/store.ts";
+import { endCeremoniesOf } from "../passkeys/service.ts";
+import * as workspaces from "../workspaces/service.ts";
 import * as store from "./store.ts";
 
 export interface DeletionDeps {
 	db: Kysely<Database>;
 	blobs: BlobStore;
-	hooks: WorkspaceHooks;
+	hooks: workspaces.WorkspaceHooks;
 }
 
 export async function deleteAccount(deps: DeletionDeps, accountId: string, now: number): Promise<void> {
@@ -48,12 +46,14 @@ export async function deleteAccount(deps: DeletionDeps, accountId: string, now: 
 
 		const blobKeys: string[] = [];
 		for (const m of memberships) {
-			if (personal(m)) blobKeys.push(...(await deleteWorkspaceIn(trx, deps.hooks, m.id, now)));
-			else await depart(trx, m.id, accountId, now);
+			if (personal(m)) blobKeys.push(...(await workspaces.deleteWorkspaceIn(trx, deps.hooks, m.id, now)));
+			else await workspaces.depart(trx, m.id, accountId, now);
 		}
 		for (const hook of deps.hooks.onAccountDeleted) await hook(trx, accountId, now);
-		await store.deleteAccountRows(trx, accountId);
+		// Ceremonies name the account without a foreign key: removed with it.
+		await endCeremoniesOf(trx, accountId);
+		await store.deleteAccountRow(trx, accountId);
 		return blobKeys;
 	});
-	await removeBlobs(deps.blobs, keys);
+	await workspaces.removeBlobs(deps.blobs, keys);
 }

@@ -5,22 +5,21 @@ import type { AccountTable, Database } from "../../db/schema.ts";
 import type { AccountCaller, SessionResolver } from "../../http/auth.ts";
 import { AppError } from "../../http/errors.ts";
 import { newId, randomToken, sha256Hex } from "../../lib/crypto.ts";
+import { normalizeEmail } from "../../lib/email.ts";
+import { createPersonalWorkspace } from "../workspaces/service.ts";
 import { roleScopes } from "./permissions.ts";
 import * as store from "./store.ts";
 
+export { isValidEmail, normalizeEmail } from "../../lib/email.ts";
+
 export const SESSION_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 
-/** Lower-cased and trimmed; the one form stored and compared. */
-export function normalizeEmail(email: string): string {
-	return email.trim().toLowerCase();
-}
-
-// Deliberately simple (WHATWG's form check): one @, a dot in the domain, no spaces, sane lengths.
-const EMAIL =
-	/^[a-z0-9.!#$%&'*+/=?^_`{|}~-]{1,64}@[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+$/;
-
-export function isValidEmail(email: string): boolean {
-	return email.length <= 254 && EMAIL.test(email);
+/**
+ * Serialises changes to one account (a no-op UPDATE taking the row's lock), for the passkeys'
+ * ceremonies as for deleting the account: false when the account is gone.
+ */
+export function lockAccount(db: Kysely<Database>, accountId: string): Promise<boolean> {
+	return store.lockAccount(db, accountId);
 }
 
 export interface NewAccount {
@@ -40,22 +39,7 @@ export async function createAccount(
 	const accountId = input.id ?? newId();
 	const workspaceId = newId();
 	await store.insertAccount(trx, { id: accountId, email, name, created: now, updated: now });
-	await store.insertWorkspace(trx, {
-		id: workspaceId,
-		name: `${name}'s vault`,
-		owner: accountId,
-		personal: 1,
-		created: now,
-		updated: now,
-	});
-	await store.insertMember(trx, {
-		id: newId(),
-		workspace: workspaceId,
-		account: accountId,
-		role: "owner",
-		created: now,
-		updated: now,
-	});
+	await createPersonalWorkspace(trx, { id: workspaceId, accountId, accountName: name }, now);
 	return { accountId, workspaceId };
 }
 

@@ -1,18 +1,10 @@
 import type { Kysely, Transaction } from "kysely";
-import type { AccountTable, Database, MemberTable, SessionTable, WorkspaceTable } from "../../db/schema.ts";
+import type { AccountTable, Database, SessionTable } from "../../db/schema.ts";
 
 type Db = Kysely<Database> | Transaction<Database>;
 
 export function insertAccount(db: Db, row: AccountTable) {
 	return db.insertInto("accounts").values(row).execute();
-}
-
-export function insertWorkspace(db: Db, row: WorkspaceTable) {
-	return db.insertInto("workspaces").values(row).execute();
-}
-
-export function insertMember(db: Db, row: MemberTable) {
-	return db.insertInto("members").values(row).execute();
 }
 
 export function findAccountByEmail(db: Db, email: string) {
@@ -97,9 +89,8 @@ export async function lockAccount(db: Db, accountId: string): Promise<boolean> {
 /**
  * The account row, after its workspaces are dealt with. Sessions, passkeys, codes, tickets, API keys,
  * notifications and file tokens cascade; identities, requests and invitations keep their rows with
- * the account set to null. Ceremonies name the account without a foreign key: removed here.
+ * the account set to null.
  */
-export async function deleteAccountRows(db: Db, accountId: string): Promise<void> {
-	await db.deleteFrom("passkey_ceremonies").where("account", "=", accountId).execute();
+export async function deleteAccountRow(db: Db, accountId: string): Promise<void> {
 	await db.deleteFrom("accounts").where("id", "=", accountId).execute();
 }

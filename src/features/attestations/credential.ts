@@ -5,8 +5,10 @@
 import crypto from "node:crypto";
 import type { AttestationTable } from "../../db/schema.ts";
 import { lazy } from "../../lib/lazy.ts";
-import type { SigningKey } from "../server/certified-keys.ts";
-import type { ClaimValue } from "./service.ts";
+import type { SigningKey } from "../server/service.ts";
+
+/** What an attested claim may be (service.ts checkClaims): the credential carries it as it is. */
+export type ClaimValue = string | number | boolean;
 
 /** @sd-jwt/sd-jwt-vc and its hasher, loaded when the first credential is issued or presented. */
 export const sdJwtLibrary = lazy(async () => {

@@ -12,9 +12,10 @@ import type { AccountCaller } from "../../http/auth.ts";
 import { AppError, type ErrorCode, errorCodes } from "../../http/errors.ts";
 import { newId } from "../../lib/crypto.ts";
 import { isDomainName, type PeerOptions, peerBase } from "../../lib/peer.ts";
-import { postPeerJson } from "../grants/peer-client.ts";
-import { certificateView } from "../identity/service.ts";
+import { postPeerJson } from "../../lib/peer-client.ts";
+import { certificateView, workspaceIdentity } from "../identity/service.ts";
 import { type ClaimOfferDeps, claimOffer } from "./service.ts";
+import * as store from "./store.ts";
 import { type AttesterSource, type Verdict, verifyPresentation } from "./verify.ts";
 
 export interface HeldClaimInput {
@@ -88,12 +89,7 @@ export async function claimHeld(
 	input: HeldClaimInput,
 ): Promise<CredentialTable> {
 	const { db, now } = deps;
-	const identity = await db
-		.selectFrom("identities")
-		.selectAll()
-		.where("id", "=", input.identityId)
-		.where("workspace", "=", caller.workspaceId)
-		.executeTakeFirst();
+	const identity = await workspaceIdentity(db, caller.workspaceId, input.identityId);
 	if (!identity) throw new AppError("not_found", "No such identity in this workspace");
 	if (identity.status !== "active") throw new AppError("identity_revoked");
 	const half = certificateView(identity);
@@ -162,28 +158,8 @@ export async function claimHeld(
 		created: now,
 		updated: now,
 	};
-	await db
-		.insertInto("credentials")
-		.values(row)
-		.onConflict((oc) =>
-			oc.columns(["identity", "issuer", "status_ref"]).doUpdateSet({
-				credential: row.credential,
-				claims: row.claims,
-				type: row.type,
-				issued_at: row.issued_at,
-				expires_at: row.expires_at,
-				account: row.account,
-				updated: now,
-			}),
-		)
-		.execute();
-	return db
-		.selectFrom("credentials")
-		.selectAll()
-		.where("identity", "=", identity.id)
-		.where("issuer", "=", attester)
-		.where("status_ref", "=", row.status_ref)
-		.executeTakeFirstOrThrow();
+	await store.upsertCredential(db, row, now);
+	return store.credentialByRef(db, { identity: identity.id, issuer: attester, status_ref: row.status_ref });
 }
 
 function readPayload(credential: string): Record<string, unknown> | undefined {

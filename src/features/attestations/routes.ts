@@ -9,8 +9,8 @@ import { requireSession } from "../../http/auth.ts";
 import { AppError } from "../../http/errors.ts";
 import { sha256Hex } from "../../lib/crypto.ts";
 import type { PeerOptions } from "../../lib/peer.ts";
-import { registerChallengeScope } from "../challenges/routes.ts";
-import { CREDENTIAL_KEYS, keyRing } from "../server/certified-keys.ts";
+import { standingOf } from "../identity/service.ts";
+import { CREDENTIAL_KEYS, keyRing } from "../server/service.ts";
 import { statusListUri } from "./credential.ts";
 import { claimHeld, credentialRecord, type HeldClaimInput, heldStatus } from "./held.ts";
 import { Credential } from "./held-collection.ts";
@@ -23,6 +23,7 @@ import {
 	openOffer,
 } from "./service.ts";
 import { positionStatus, statusListSigner, TTL_S } from "./status-list.ts";
+import * as store from "./store.ts";
 import { type AttesterSource, verifyPresentation } from "./verify.ts";
 
 const TokenParams = Type.Object({ token: Type.String({ minLength: 1, maxLength: 128 }) });
@@ -71,7 +72,8 @@ export const attestationRoutes: FastifyPluginAsyncTypebox = async (app) => {
 		clock: () => app.clock.now(),
 		keys: () => keys.get(),
 	});
-	registerChallengeScope(app, "attestation", async (_db, token) =>
+	// The challenge an offer's claim is signed over names the offer's token.
+	app.challengeScopes.register("attestation", async (_db, token) =>
 		Boolean(await attestationByToken(db, token)),
 	);
 	app.workspaceHooks.onWorkspaceDeleted.push(onWorkspaceDeleted);
@@ -168,29 +170,9 @@ export const attestationRoutes: FastifyPluginAsyncTypebox = async (app) => {
 		},
 		peer: peer(),
 		now,
-		localStanding: async (fingerprint) => {
-			const row = await db
-				.selectFrom("identities")
-				.select("status")
-				.where("fingerprint", "=", fingerprint)
-				.executeTakeFirst();
-			if (row) return row.status;
-			const gone = await db
-				.selectFrom("identity_tombstones")
-				.select("fingerprint")
-				.where("fingerprint", "=", fingerprint)
-				.executeTakeFirst();
-			return gone ? "revoked" : "unknown";
-		},
-		spendNonce: async (audience, nonce) => {
-			await db.deleteFrom("verify_nonces").where("expires", "<=", now).execute();
-			const result = await db
-				.insertInto("verify_nonces")
-				.values({ hash: sha256Hex(`${audience}\n${nonce}`), expires: now + 10 * 60_000 })
-				.onConflict((oc) => oc.column("hash").doNothing())
-				.executeTakeFirst();
-			return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
-		},
+		localStanding: (fingerprint) => standingOf(db, fingerprint),
+		spendNonce: (audience, nonce) =>
+			store.spendVerifyNonce(db, sha256Hex(`${audience}\n${nonce}`), now, now + 10 * 60_000),
 	});
 
 	app.post(
@@ -245,11 +227,7 @@ export const attestationRoutes: FastifyPluginAsyncTypebox = async (app) => {
 		async (request, reply) => {
 			const now = app.clock.now();
 			const row = openOffer(await attestationByToken(db, request.params.token), now);
-			const workspace = await db
-				.selectFrom("workspaces")
-				.select(["id", "name"])
-				.where("id", "=", row.workspace)
-				.executeTakeFirstOrThrow();
+			const workspace = await store.offerWorkspace(db, row.workspace);
 			reply.header("cache-control", "no-store");
 			return {
 				type: row.type,
@@ -337,12 +315,7 @@ export const attestationRoutes: FastifyPluginAsyncTypebox = async (app) => {
 		},
 		async (request, reply) => {
 			const caller = request.caller as AccountCaller;
-			const row = await db
-				.selectFrom("credentials")
-				.selectAll()
-				.where("id", "=", request.params.id)
-				.where("account", "=", caller.accountId)
-				.executeTakeFirst();
+			const row = await store.accountCredential(db, caller.accountId, request.params.id);
 			if (!row) throw new AppError("not_found", "No such credential");
 			reply.header("cache-control", "no-store");
 			return heldStatus(source(app.clock.now()), row);

@@ -9,13 +9,13 @@ import type { AttestationTable, Database } from "../../db/schema.ts";
 import { AppError } from "../../http/errors.ts";
 import { newId, randomToken, sha256Hex } from "../../lib/crypto.ts";
 import type { PeerOptions } from "../../lib/peer.ts";
-import { verifyChallenge } from "../challenges/service.ts";
-import { spendChallenge } from "../challenges/store.ts";
+import { spendNonce, verifyChallenge } from "../challenges/service.ts";
 import { invalidField, parseExpiry } from "../collections/fields.ts";
-import { fetchPeerStanding, verifyPeerIdentity } from "../identity/trust.ts";
-import type { KeyRing } from "../server/certified-keys.ts";
-import { issueCredential } from "./credential.ts";
+import { fetchPeerStanding, identityByFingerprint, verifyPeerIdentity } from "../identity/service.ts";
+import type { KeyRing } from "../server/service.ts";
+import { type ClaimValue, issueCredential } from "./credential.ts";
 import { revokePositions, takePosition } from "./status-list.ts";
+import * as store from "./store.ts";
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -43,7 +43,7 @@ export const RESERVED = new Set([
 	"sd_hash",
 ]);
 
-export type ClaimValue = string | number | boolean;
+export type { ClaimValue } from "./credential.ts";
 
 export interface AttestationInput {
 	workspace: string;
@@ -99,29 +99,26 @@ export async function createAttestation(
 	const id = newId();
 	await db.transaction().execute(async (trx) => {
 		const position = await takePosition(trx, id, now);
-		await trx
-			.insertInto("attestations")
-			.values({
-				id,
-				workspace: input.workspace,
-				type: input.type,
-				claims: JSON.stringify(claims),
-				label: input.label ?? "",
-				expires_at: expiresAt,
-				offer_expires_at: offerExpiresAt,
-				status: "offered",
-				token_hash: sha256Hex(token),
-				position,
-				subject_fingerprint: subject ?? null,
-				subject_domain: null,
-				subject_name: null,
-				subject_key: null,
-				issued_at: null,
-				created_by: input.createdBy,
-				created: now,
-				updated: now,
-			})
-			.execute();
+		await store.insertAttestation(trx, {
+			id,
+			workspace: input.workspace,
+			type: input.type,
+			claims: JSON.stringify(claims),
+			label: input.label ?? "",
+			expires_at: expiresAt,
+			offer_expires_at: offerExpiresAt,
+			status: "offered",
+			token_hash: sha256Hex(token),
+			position,
+			subject_fingerprint: subject ?? null,
+			subject_domain: null,
+			subject_name: null,
+			subject_key: null,
+			issued_at: null,
+			created_by: input.createdBy,
+			created: now,
+			updated: now,
+		});
 	});
 	return { id, token };
 }
@@ -129,12 +126,7 @@ export async function createAttestation(
 /** PATCH `status: revoked`: one-way; revoking again changes nothing. */
 export async function revokeAttestation(db: Db, id: string, now: number): Promise<void> {
 	await db.transaction().execute(async (trx) => {
-		await trx
-			.updateTable("attestations")
-			.set({ status: "revoked", updated: now })
-			.where("id", "=", id)
-			.where("status", "!=", "revoked")
-			.execute();
+		await store.markRevoked(trx, id, now);
 		await revokePositions(trx, [id], now);
 	});
 }
@@ -142,44 +134,25 @@ export async function revokeAttestation(db: Db, id: string, now: number): Promis
 export async function deleteAttestation(db: Db, id: string, now: number): Promise<void> {
 	await db.transaction().execute(async (trx) => {
 		await revokePositions(trx, [id], now);
-		await trx.deleteFrom("attestations").where("id", "=", id).execute();
+		await store.deleteAttestation(trx, id);
 	});
 }
 
 /** The workspace goes (its attestations cascade): their bits are set first. */
 export async function onWorkspaceDeleted(trx: Transaction<Database>, workspaceId: string, now: number) {
-	const ids = await trx
-		.selectFrom("attestations")
-		.select("id")
-		.where("workspace", "=", workspaceId)
-		.execute();
-	await revokePositions(
-		trx,
-		ids.map((r) => r.id),
-		now,
-	);
+	await revokePositions(trx, await store.idsInWorkspace(trx, workspaceId), now);
 }
 
 /** The issuer's account goes: what it issued in any workspace is revoked. */
 export async function onAccountDeleted(trx: Transaction<Database>, accountId: string, now: number) {
-	const ids = (
-		await trx.selectFrom("attestations").select("id").where("created_by", "=", accountId).execute()
-	).map((r) => r.id);
+	const ids = await store.idsCreatedBy(trx, accountId);
 	if (ids.length === 0) return;
-	await trx
-		.updateTable("attestations")
-		.set({ status: "revoked", updated: now })
-		.where("id", "in", ids)
-		.execute();
+	await store.markAllRevoked(trx, ids, now);
 	await revokePositions(trx, ids, now);
 }
 
 export function attestationByToken(db: Db, token: string) {
-	return db
-		.selectFrom("attestations")
-		.selectAll()
-		.where("token_hash", "=", sha256Hex(token))
-		.executeTakeFirst();
+	return store.attestationByTokenHash(db, sha256Hex(token));
 }
 
 /** The offer as a subject may see it: 404 unknown; 410 revoked, or past the offer's date. */
@@ -229,14 +202,10 @@ export async function proveHolder(deps: ClaimDeps, token: string, input: ClaimIn
 	let key: crypto.KeyObject;
 	let name = identity.name ?? "";
 	if (domain === deps.domain) {
-		const row = await db
-			.selectFrom("identities")
-			.select(["id", "name", "public_key", "certificate", "status"])
-			.where("fingerprint", "=", identity.fingerprint)
-			.executeTakeFirst();
+		const row = await identityByFingerprint(db, identity.fingerprint);
 		if (!row || row.certificate.trim() !== identity.certificate.trim() || row.status !== "active") {
 			// The nonce is spent on first presentation, right or wrong (spec "One-time artefacts").
-			if (input.challengeNonce) await spendChallenge(db, sha256Hex(input.challengeNonce));
+			if (input.challengeNonce) await spendNonce(db, input.challengeNonce);
 			if (!row || row.certificate.trim() !== identity.certificate.trim()) {
 				throw new AppError("remote_identity_invalid", "This server issued no such identity");
 			}
@@ -302,24 +271,18 @@ export async function bindHolder(
 	if (row.status === "offered" && row.subject_fingerprint && row.subject_fingerprint !== holder.fingerprint) {
 		throw new AppError("attestation_identity_mismatch");
 	}
-	const won = await db
-		.updateTable("attestations")
-		.set({
-			status: "active",
+	const won = await store.bindHolder(
+		db,
+		row.id,
+		{
 			subject_fingerprint: holder.fingerprint,
 			subject_domain: holder.domain,
 			subject_name: holder.name,
 			subject_key: JSON.stringify(holder.jwk),
-			issued_at: now,
-			updated: now,
-		})
-		.where("id", "=", row.id)
-		.where("status", "=", "offered")
-		.where((eb) =>
-			eb.or([eb("subject_fingerprint", "is", null), eb("subject_fingerprint", "=", holder.fingerprint)]),
-		)
-		.executeTakeFirst();
-	const now_ = await db.selectFrom("attestations").selectAll().where("id", "=", row.id).executeTakeFirst();
+		},
+		now,
+	);
+	const now_ = await store.findAttestation(db, row.id);
 	if (!now_ || now_.status === "revoked") throw new AppError("attestation_offer_revoked");
 	if (Number(won.numUpdatedRows) === 1) return now_;
 	if (now_.status === "active" && now_.subject_fingerprint === holder.fingerprint) return now_;

@@ -7,7 +7,8 @@ import { SignJWT } from "jose";
 import type { Kysely, Transaction } from "kysely";
 import type { Database } from "../../db/schema.ts";
 import { lazy } from "../../lib/lazy.ts";
-import type { KeyRingCache } from "../server/certified-keys.ts";
+import type { KeyRingCache } from "../server/service.ts";
+import * as store from "./store.ts";
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -30,10 +31,7 @@ export function listSize(count: number): number {
 
 /** How many positions the list holds and how many of their bits are set. */
 async function listCounts(db: Db): Promise<{ positions: number; set: number }> {
-	const row = await db
-		.selectFrom("status_entries")
-		.select((eb) => [eb.fn.countAll<number>().as("n"), eb.fn.sum<number | null>("revoked").as("set")])
-		.executeTakeFirstOrThrow();
+	const row = await store.listCounts(db);
 	return { positions: Number(row.n), set: Number(row.set ?? 0) };
 }
 
@@ -49,12 +47,7 @@ export async function takePosition(db: Db, attestation: string, now: number): Pr
 	const size = listSize((await positionCount(db)) + 1);
 	for (let attempt = 0; attempt < 64; attempt++) {
 		const position = crypto.randomInt(size);
-		const result = await db
-			.insertInto("status_entries")
-			.values({ position, attestation, revoked: 0, created: now, updated: now })
-			.onConflict((oc) => oc.column("position").doNothing())
-			.executeTakeFirst();
-		if (Number(result.numInsertedOrUpdatedRows ?? 0) === 1) return position;
+		if (await store.claimPosition(db, position, attestation, now)) return position;
 	}
 	throw new Error("no free status-list position after 64 draws");
 }
@@ -62,23 +55,14 @@ export async function takePosition(db: Db, attestation: string, now: number): Pr
 /** This server's bit at `position`, as its signed list would show it: `unknown` past the list's end. */
 export async function positionStatus(db: Db, position: number): Promise<"set" | "clear" | "unknown"> {
 	if (position >= listSize(await positionCount(db))) return "unknown";
-	const row = await db
-		.selectFrom("status_entries")
-		.select("revoked")
-		.where("position", "=", position)
-		.executeTakeFirst();
+	const row = await store.positionEntry(db, position);
 	return row?.revoked === 1 ? "set" : "clear";
 }
 
 /** Sets the bits of these attestations (revoked, deleted, workspace or issuer gone); never cleared. */
 export async function revokePositions(db: Db, attestations: readonly string[], now: number): Promise<void> {
 	if (attestations.length === 0) return;
-	await db
-		.updateTable("status_entries")
-		.set({ revoked: 1, updated: now })
-		.where("attestation", "in", attestations)
-		.where("revoked", "=", 0)
-		.execute();
+	await store.setBits(db, attestations, now);
 }
 
 /** The list of `positions` positions as a signed `statuslist+jwt`, for `uri` (where it is served). */
@@ -92,7 +76,7 @@ async function signList(
 ): Promise<string> {
 	const size = listSize(positions);
 	const bits = new Array<number>(size).fill(0);
-	const revoked = await db.selectFrom("status_entries").select("position").where("revoked", "=", 1).execute();
+	const revoked = await store.setPositions(db);
 	for (const { position } of revoked) if (position < size) bits[position] = 1;
 	const { StatusList } = await statusListLibrary();
 	const lst = new StatusList(bits, 1).compressStatusList();

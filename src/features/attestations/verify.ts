@@ -6,19 +6,16 @@
 // Always a verdict, never an error: unreadable is `invalid`, a check that cannot complete is
 // `unverified`, and without `audience` and `nonce` the verdict is never `verified`.
 import crypto from "node:crypto";
-import zlib from "node:zlib";
+import { decodeJwt, decodeProtectedHeader, importJWK, type JWK, jwtVerify } from "jose";
 import {
-	calculateJwkThumbprint,
-	decodeJwt,
-	decodeProtectedHeader,
-	importJWK,
-	type JWK,
-	jwtVerify,
-} from "jose";
-import { openEnvelope } from "../../lib/crypto.ts";
-import { asEnvelope, fetchJson, type PeerOptions, peerFetchText, resolvePeerKey } from "../../lib/peer.ts";
-import { fetchPeerStanding } from "../identity/trust.ts";
-import type { KeyRing } from "../server/certified-keys.ts";
+	type AttesterKeys,
+	type AttesterSource,
+	attesterKeys,
+	holderStanding,
+	statusBit,
+} from "./verify-lookups.ts";
+
+export type { AttesterSource } from "./verify-lookups.ts";
 
 export type VerdictState =
 	| "verified"
@@ -42,24 +39,6 @@ export interface Verdict {
 	expiresAt?: number;
 	holder: { fingerprint: string; domain: string; state: string; status: string };
 	keyBound: boolean;
-}
-
-/** How the attester is reached: this server's own keys and list, or another server's. */
-export interface AttesterSource {
-	/** This server's domain and issuer origin, its key ring and its status list as served. */
-	self: {
-		domain: string;
-		issuer: string;
-		keys: () => Promise<KeyRing>;
-		/** A position of this server's own list, read where the list is made from. */
-		statusBit: (position: number) => Promise<"set" | "clear" | "unknown">;
-	};
-	peer: PeerOptions;
-	/** Whether an identity of this server stands: `active`, `revoked` or `unknown`. */
-	localStanding: (fingerprint: string) => Promise<"active" | "revoked" | "unknown">;
-	/** Spends an (audience, nonce) pair: false when it was used before. */
-	spendNonce: (audience: string, nonce: string) => Promise<boolean>;
-	now: number;
 }
 
 /** Key-binding JWTs older than this, or this far in the future, are refused. */
@@ -90,53 +69,53 @@ class Verdicts {
 
 const sha256b64u = (s: string) => crypto.createHash("sha256").update(s, "ascii").digest("base64url");
 
-/** The attester's credential keys, each certification checked against its pinned root key. */
-async function attesterKeys(
-	domain: string,
-	source: AttesterSource,
-): Promise<{ state: string; reason: string; keys?: Map<string, JWK>; base?: string }> {
-	if (domain === source.self.domain) {
-		const ring = await source.self.keys();
-		return { state: "verified", reason: "", keys: new Map(ring.all.map((k) => [k.kid, k.jwk as JWK])) };
-	}
-	const pin = await resolvePeerKey(domain, source.peer);
-	if (pin.state !== "verified") return { state: pin.state, reason: pin.reason };
-	let meta: unknown;
-	try {
-		meta = await fetchJson(`${pin.base}/.well-known/jwt-vc-issuer`, { ...source.peer, timeoutMs: 5000 });
-	} catch (err) {
-		return { state: "unreachable", reason: (err as Error).message };
-	}
-	const listed = (meta as { jwks?: { keys?: unknown } })?.jwks?.keys;
-	const keys = new Map<string, JWK>();
-	if (Array.isArray(listed)) {
-		for (const k of listed) {
-			const jwk = k as JWK & { svc_certification?: unknown };
-			const envelope = asEnvelope(jwk.svc_certification);
-			const body = envelope && openEnvelope(pin.publicKey, envelope, "credential-key-v1");
-			if (!body || body.domain !== domain || typeof jwk.kid !== "string" || body.kid !== jwk.kid) continue;
-			const { svc_certification: _c, ...plain } = jwk;
-			try {
-				if ((await calculateJwkThumbprint(plain, "sha256")) !== jwk.kid) continue;
-			} catch {
-				continue;
-			}
-			keys.set(jwk.kid, plain);
-		}
-	}
-	return { state: "verified", reason: "", keys, base: pin.base };
+export interface VerifyInput {
+	presentation: string;
+	audience?: string | undefined;
+	nonce?: string | undefined;
+	/** A held credential's status: no key binding is asked for, so its absence holds nothing back. */
+	held?: boolean;
 }
 
-export async function verifyPresentation(
-	source: AttesterSource,
-	input: {
-		presentation: string;
-		audience?: string | undefined;
-		nonce?: string | undefined;
-		/** A held credential's status: no key binding is asked for, so its absence holds nothing back. */
-		held?: boolean;
-	},
-): Promise<Verdict> {
+/** The presentation as read, and what the checks found so far. */
+interface Checking {
+	source: AttesterSource;
+	input: VerifyInput;
+	v: Verdicts;
+	verdict: Verdict;
+	/** The issuer JWT, its disclosures and the key-binding JWT (empty when none). */
+	jwt: string;
+	disclosures: string[];
+	kb: string;
+	/** Everything before the key-binding JWT, with its trailing `~`: what `sd_hash` covers. */
+	presented: string;
+	header: ReturnType<typeof decodeProtectedHeader>;
+	payload: Record<string, unknown>;
+	issuerUrl: URL;
+	domain: string;
+	claims: Record<string, unknown>;
+	attester?: AttesterKeys;
+	signed: boolean;
+}
+
+/** `next` goes on to the following check; `done` when the verdict cannot change any more. */
+type Check = (c: Checking) => Promise<"next" | "done"> | "next" | "done";
+
+/**
+ * The checks after reading, in order: the verdict is the worst finding, so the order decides only
+ * which reason is given and where a verification stops early.
+ */
+const CHECKS: readonly Check[] = [
+	describeCredential,
+	checkDisclosures,
+	checkAttesterSignature,
+	checkExpiry,
+	checkStatusPosition,
+	checkHolderStanding,
+	checkKeyBinding,
+];
+
+export async function verifyPresentation(source: AttesterSource, input: VerifyInput): Promise<Verdict> {
 	const v = new Verdicts();
 	const verdict: Verdict = {
 		state: "invalid",
@@ -149,38 +128,57 @@ export async function verifyPresentation(
 		holder: { fingerprint: "", domain: "", state: "unknown", status: "unknown" },
 		keyBound: false,
 	};
-	const finish = (): Verdict => ({ ...verdict, state: v.state, reason: v.reason });
-
-	// Reading: `<issuer JWT>~<disclosure>~…~[<kb JWT>]`.
-	const parts = input.presentation.split("~");
-	if (parts.length < 2) {
-		v.hold("invalid", "not an SD-JWT: no ~ separator");
-		return finish();
+	const read = readPresentation(input.presentation);
+	if ("invalid" in read) v.hold("invalid", read.invalid);
+	else {
+		const c: Checking = { source, input, v, verdict, ...read, claims: {}, signed: false };
+		for (const check of CHECKS) if ((await check(c)) === "done") break;
 	}
+	return { ...verdict, state: v.state, reason: v.reason };
+}
+
+/** Reading: `<issuer JWT>~<disclosure>~…~[<kb JWT>]`, a `dc+sd-jwt` signed ES256 whose `iss` is an address. */
+function readPresentation(
+	presentation: string,
+):
+	| { invalid: string }
+	| Pick<
+			Checking,
+			"jwt" | "disclosures" | "kb" | "presented" | "header" | "payload" | "issuerUrl" | "domain"
+	  > {
+	const parts = presentation.split("~");
+	if (parts.length < 2) return { invalid: "not an SD-JWT: no ~ separator" };
 	const jwt = parts[0] as string;
-	const kb = parts[parts.length - 1] as string;
-	const disclosures = parts.slice(1, -1);
 	let header: ReturnType<typeof decodeProtectedHeader>;
 	let payload: Record<string, unknown>;
 	try {
 		header = decodeProtectedHeader(jwt);
 		payload = decodeJwt(jwt);
 	} catch {
-		v.hold("invalid", "the issuer JWT cannot be read");
-		return finish();
+		return { invalid: "the issuer JWT cannot be read" };
 	}
-	if (header.typ !== "dc+sd-jwt" || header.alg !== "ES256") {
-		v.hold("invalid", "not a dc+sd-jwt signed ES256");
-		return finish();
-	}
+	if (header.typ !== "dc+sd-jwt" || header.alg !== "ES256")
+		return { invalid: "not a dc+sd-jwt signed ES256" };
 	let issuerUrl: URL;
 	try {
 		issuerUrl = new URL(String(payload.iss));
 	} catch {
-		v.hold("invalid", "iss is not an address");
-		return finish();
+		return { invalid: "iss is not an address" };
 	}
-	const domain = issuerUrl.hostname.toLowerCase();
+	return {
+		jwt,
+		disclosures: parts.slice(1, -1),
+		kb: parts[parts.length - 1] as string,
+		presented: `${parts.slice(0, -1).join("~")}~`,
+		header,
+		payload,
+		issuerUrl,
+		domain: issuerUrl.hostname.toLowerCase(),
+	};
+}
+
+/** What the credential says of itself, shown whatever the verdict: issuer, type, dates, holder. */
+function describeCredential({ verdict, payload, domain }: Checking): "next" {
 	verdict.issuer = domain;
 	verdict.type = typeof payload.vct === "string" ? payload.vct : "";
 	if (typeof payload.iat === "number") verdict.issuedAt = payload.iat;
@@ -188,11 +186,13 @@ export async function verifyPresentation(
 	const holder = (payload.svc_holder ?? {}) as { fingerprint?: unknown; domain?: unknown };
 	verdict.holder.fingerprint = typeof holder.fingerprint === "string" ? holder.fingerprint : "";
 	verdict.holder.domain = typeof holder.domain === "string" ? holder.domain : "";
+	return "next";
+}
 
-	// Disclosures: each must be one of the digests the issuer signed.
-	const digests = new Set(Array.isArray(payload._sd) ? (payload._sd as unknown[]) : []);
-	const claims: Record<string, unknown> = {};
-	for (const d of disclosures) {
+/** Disclosures: each readable, and its digest one of those the issuer signed. */
+function checkDisclosures(c: Checking): "next" | "done" {
+	const digests = new Set(Array.isArray(c.payload._sd) ? (c.payload._sd as unknown[]) : []);
+	for (const d of c.disclosures) {
 		let decoded: unknown;
 		try {
 			decoded = JSON.parse(Buffer.from(d, "base64url").toString("utf8"));
@@ -200,97 +200,117 @@ export async function verifyPresentation(
 			decoded = undefined;
 		}
 		if (!Array.isArray(decoded) || decoded.length !== 3 || typeof decoded[1] !== "string") {
-			v.hold("invalid", "a disclosure cannot be read");
-			return finish();
+			c.v.hold("invalid", "a disclosure cannot be read");
+			return "done";
 		}
 		if (!digests.has(sha256b64u(d))) {
-			v.hold("invalid", `the disclosure of ${decoded[1]} is not one the issuer signed`);
-			return finish();
+			c.v.hold("invalid", `the disclosure of ${decoded[1]} is not one the issuer signed`);
+			return "done";
 		}
-		claims[decoded[1] as string] = decoded[2];
+		c.claims[decoded[1] as string] = decoded[2];
 	}
-	verdict.withheld = Math.max(0, digests.size - disclosures.length);
+	c.verdict.withheld = Math.max(0, digests.size - c.disclosures.length);
+	return "next";
+}
 
-	// Attester chain: the pinned root key, the certified credential key, the signature.
-	const attester = await attesterKeys(domain, source);
-	verdict.issuerState = attester.state;
+/** Attester chain: the pinned root key, the credential key it certified, the signature with it. */
+async function checkAttesterSignature(c: Checking): Promise<"next"> {
+	const { v } = c;
+	const attester = await attesterKeys(c.domain, c.source);
+	c.attester = attester;
+	c.verdict.issuerState = attester.state;
 	if (attester.state === "dnsMissing") v.hold("dnsMissing", attester.reason);
 	else if (attester.state === "spoofed") v.hold("spoofed", attester.reason);
 	else if (attester.state !== "verified")
 		v.hold("unverified", `the attester could not be asked: ${attester.reason}`);
-	let signed = false;
 	if (attester.keys) {
-		const jwk = typeof header.kid === "string" ? attester.keys.get(header.kid) : undefined;
+		const jwk = typeof c.header.kid === "string" ? attester.keys.get(c.header.kid) : undefined;
 		if (!jwk) v.hold("spoofed", "not signed by a key the attester's root key certified");
 		else {
 			try {
-				await jwtVerify(jwt, await importJWK(jwk, "ES256"), {
+				await jwtVerify(c.jwt, await importJWK(jwk, "ES256"), {
 					algorithms: ["ES256"],
-					currentDate: new Date(source.now),
+					currentDate: new Date(c.source.now),
 					clockTolerance: 1e9,
 				});
-				signed = true;
+				c.signed = true;
 			} catch {
 				v.hold("spoofed", "the signature does not verify with the attester's certified key");
 			}
 		}
 	}
-	if (signed) verdict.claims = claims;
-	if (signed && typeof payload.exp === "number" && payload.exp * 1000 <= source.now) {
-		v.hold("expired", "past the credential's validity");
-	}
-
-	// Status position.
-	if (signed) {
-		const ref = (payload.status as { status_list?: { idx?: unknown; uri?: unknown } } | undefined)
-			?.status_list;
-		const idx =
-			typeof ref?.idx === "number" && Number.isInteger(ref.idx) && ref.idx >= 0 ? ref.idx : undefined;
-		if (idx === undefined || typeof ref?.uri !== "string") {
-			v.hold("invalid", "the credential names no status position");
-		} else {
-			const bit = await statusBit(source, domain, attester, ref.uri, idx, issuerUrl.origin);
-			if (bit.state === "set") {
-				verdict.status = "revoked";
-				v.hold("revoked", "the attester revoked the credential");
-			} else if (bit.state === "clear") verdict.status = "valid";
-			else if ("reason" in bit) v.hold("unverified", bit.reason);
-		}
-	}
-
-	// Holder chain: the identity's server's word on it.
-	if (verdict.holder.fingerprint && verdict.holder.domain) {
-		const standing = await holderStanding(source, verdict.holder.domain, verdict.holder.fingerprint);
-		verdict.holder.state = standing.state;
-		verdict.holder.status = standing.status;
-		if (standing.status === "revoked") v.hold("revoked", "the holder's identity was withdrawn");
-		else if (standing.status !== "active") v.hold("unverified", `the holder's identity: ${standing.reason}`);
-	} else v.hold("invalid", "the credential names no holder");
-
-	// Key binding, only for an audience and a nonce.
-	if (input.held) return finish();
-	if (input.audience === undefined || input.nonce === undefined) {
-		v.hold("unverified", "no audience and nonce given: the holder's key was not checked");
-		return finish();
-	}
-	if (kb === "") {
-		v.hold("invalid", "no key binding JWT");
-		return finish();
-	}
-	const bound = await checkKeyBinding(payload, kb, `${parts.slice(0, -1).join("~")}~`, input, source.now);
-	if (!bound.ok) {
-		v.hold("invalid", bound.reason);
-		return finish();
-	}
-	if (!(await source.spendNonce(input.audience, input.nonce))) {
-		v.hold("invalid", "this nonce was already presented for this audience");
-		return finish();
-	}
-	verdict.keyBound = true;
-	return finish();
+	if (c.signed) c.verdict.claims = c.claims;
+	return "next";
 }
 
-async function checkKeyBinding(
+/** `exp`: expired at or past it (only what the attester signed counts). */
+function checkExpiry(c: Checking): "next" {
+	if (c.signed && typeof c.payload.exp === "number" && c.payload.exp * 1000 <= c.source.now) {
+		c.v.hold("expired", "past the credential's validity");
+	}
+	return "next";
+}
+
+/** The status position, on the attester's origin: a set bit is `revoked`. */
+async function checkStatusPosition(c: Checking): Promise<"next"> {
+	if (!c.signed) return "next";
+	const ref = (c.payload.status as { status_list?: { idx?: unknown; uri?: unknown } } | undefined)
+		?.status_list;
+	const idx = typeof ref?.idx === "number" && Number.isInteger(ref.idx) && ref.idx >= 0 ? ref.idx : undefined;
+	if (idx === undefined || typeof ref?.uri !== "string") {
+		c.v.hold("invalid", "the credential names no status position");
+		return "next";
+	}
+	const bit = await statusBit(c.source, c.domain, c.attester ?? {}, ref.uri, idx, c.issuerUrl.origin);
+	if (bit.state === "set") {
+		c.verdict.status = "revoked";
+		c.v.hold("revoked", "the attester revoked the credential");
+	} else if (bit.state === "clear") c.verdict.status = "valid";
+	else if ("reason" in bit) c.v.hold("unverified", bit.reason);
+	return "next";
+}
+
+/** Holder chain: the word of the server that issued the holder's identity on its standing. */
+async function checkHolderStanding(c: Checking): Promise<"next"> {
+	const { holder } = c.verdict;
+	if (!holder.fingerprint || !holder.domain) {
+		c.v.hold("invalid", "the credential names no holder");
+		return "next";
+	}
+	const standing = await holderStanding(c.source, holder.domain, holder.fingerprint);
+	holder.state = standing.state;
+	holder.status = standing.status;
+	if (standing.status === "revoked") c.v.hold("revoked", "the holder's identity was withdrawn");
+	else if (standing.status !== "active") c.v.hold("unverified", `the holder's identity: ${standing.reason}`);
+	return "next";
+}
+
+/** Key binding, only for an audience and a nonce: signed by `cnf.jwk`, fresh, spent once. */
+async function checkKeyBinding(c: Checking): Promise<"done"> {
+	const { input, v } = c;
+	if (input.held) return "done";
+	if (input.audience === undefined || input.nonce === undefined) {
+		v.hold("unverified", "no audience and nonce given: the holder's key was not checked");
+		return "done";
+	}
+	if (c.kb === "") {
+		v.hold("invalid", "no key binding JWT");
+		return "done";
+	}
+	const bound = await keyBindingHolds(c.payload, c.kb, c.presented, input, c.source.now);
+	if (!bound.ok) {
+		v.hold("invalid", bound.reason);
+		return "done";
+	}
+	if (!(await c.source.spendNonce(input.audience, input.nonce))) {
+		v.hold("invalid", "this nonce was already presented for this audience");
+		return "done";
+	}
+	c.verdict.keyBound = true;
+	return "done";
+}
+
+async function keyBindingHolds(
 	payload: Record<string, unknown>,
 	kb: string,
 	presented: string,
@@ -322,73 +342,4 @@ async function checkKeyBinding(
 		return { ok: false, reason: "the key binding does not cover exactly the disclosures presented" };
 	}
 	return { ok: true };
-}
-
-async function statusBit(
-	source: AttesterSource,
-	domain: string,
-	attester: { keys?: Map<string, JWK>; base?: string },
-	uri: string,
-	idx: number,
-	issuerOrigin: string,
-): Promise<{ state: "set" | "clear" } | { state: "unknown"; reason: string }> {
-	let listJwt: string;
-	try {
-		if (new URL(uri).origin !== issuerOrigin)
-			return { state: "unknown", reason: "the status list is not on the attester's origin" };
-		if (domain === source.self.domain) {
-			const bit = await source.self.statusBit(idx);
-			return bit === "unknown"
-				? { state: "unknown", reason: "the status list does not reach the credential" }
-				: { state: bit };
-		}
-		listJwt = await fetchText(`${attester.base}${new URL(uri).pathname}`, source.peer);
-	} catch (err) {
-		return { state: "unknown", reason: `the status list could not be fetched: ${(err as Error).message}` };
-	}
-	let list: { status_list?: { bits?: unknown; lst?: unknown } };
-	try {
-		const header = decodeProtectedHeader(listJwt);
-		const jwk = typeof header.kid === "string" ? attester.keys?.get(header.kid) : undefined;
-		if (header.typ !== "statuslist+jwt" || !jwk)
-			return { state: "unknown", reason: "the status list is not signed by a certified key" };
-		list = (await jwtVerify(listJwt, await importJWK(jwk, "ES256"), { currentDate: new Date(source.now) }))
-			.payload as typeof list;
-	} catch {
-		return { state: "unknown", reason: "the status list does not verify or has expired" };
-	}
-	if (list.status_list?.bits !== 1 || typeof list.status_list.lst !== "string") {
-		return { state: "unknown", reason: "the status list is not a 1-bit list" };
-	}
-	let bytes: Buffer;
-	try {
-		bytes = zlib.inflateSync(Buffer.from(list.status_list.lst, "base64url"));
-	} catch {
-		return { state: "unknown", reason: "the status list cannot be decompressed" };
-	}
-	if (idx >> 3 >= bytes.length)
-		return { state: "unknown", reason: "the status list does not reach the credential" };
-	return { state: (((bytes[idx >> 3] as number) >> (idx & 7)) & 1) === 1 ? "set" : "clear" };
-}
-
-function fetchText(url: string, peer: PeerOptions): Promise<string> {
-	return peerFetchText(url, { ...peer, timeoutMs: 5000 });
-}
-
-async function holderStanding(
-	source: AttesterSource,
-	domain: string,
-	fingerprint: string,
-): Promise<{ state: string; status: string; reason: string }> {
-	if (domain === source.self.domain) {
-		const status = await source.localStanding(fingerprint);
-		return {
-			state: "verified",
-			status,
-			reason: status === "unknown" ? "not an identity of this server" : "",
-		};
-	}
-	const standing = await fetchPeerStanding(domain, fingerprint, source.peer);
-	if (standing.state === "verified") return { state: "verified", status: standing.status, reason: "" };
-	return { state: standing.state, status: "unknown", reason: standing.reason };
 }

@@ -107,3 +107,11 @@ export async function verifyChallenge(db: Db, answer: ChallengeAnswer, now: numb
 		standing: signer.standing,
 	};
 }
+
+/**
+ * Spends a nonce whose answer is refused before its signature is looked at (an attestation claim
+ * by an identity this server did not issue, or withdrew): spent on first presentation, right or wrong.
+ */
+export async function spendNonce(db: Db, nonce: string): Promise<void> {
+	await store.spendChallenge(db, sha256Hex(nonce));
+}

@@ -70,3 +70,20 @@ export async function connectionForShare(
 	}
 	return connection;
 }
+
+/**
+ * A member leaves a workspace (workspaces/membership.ts `depart`): the tools they connected there
+ * go, and (cascading) their tokens and open answers; shares those tools proposed stay with the
+ * workspace, no longer tied to a tool. Runs in the departure's transaction.
+ */
+export async function deleteConnectionsOf(
+	db: Kysely<Database>,
+	workspaceId: string,
+	accountId: string,
+): Promise<void> {
+	await db
+		.deleteFrom("connections")
+		.where("workspace", "=", workspaceId)
+		.where("created_by", "=", accountId)
+		.execute();
+}

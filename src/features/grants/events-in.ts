@@ -7,11 +7,11 @@ import type { Database } from "../../db/schema.ts";
 import { AppError } from "../../http/errors.ts";
 import { rsaVerifyHex, type SignedEnvelope } from "../../lib/crypto.ts";
 import { isDomainName, type PeerOptions, resolvePeerKey } from "../../lib/peer.ts";
+import { applyRemoteStatus } from "../answers/service.ts";
 import type { GrantEventName } from "../callbacks/payloads.ts";
 import { enqueueGrantEvents, type GrantEventInput } from "../callbacks/service.ts";
 import { invalidField } from "../collections/fields.ts";
 import { BATCH_TTL_S, EVENTS_TYPE, MAX_EVENTS_PER_BATCH } from "./events-out.ts";
-import * as store from "./store.ts";
 
 export interface IncomingDeps {
 	db: Kysely<Database>;
@@ -110,7 +110,7 @@ export async function acceptEventBatch(
 	return deps.db.transaction().execute(async (trx) => {
 		const applied: GrantEventInput[] = [];
 		for (const e of events) {
-			const answer = await store.applyRemoteStatus(trx, batch.sender, e.grant, e.status, e.at);
+			const answer = await applyRemoteStatus(trx, batch.sender, e.grant, e.status, e.at);
 			// No such answer here, or one as new or newer was recorded: ignored.
 			if (!answer) continue;
 			applied.push({

@@ -8,6 +8,7 @@ import type { Dialect } from "../../db/index.ts";
 import type { Database, PeerEventTable } from "../../db/schema.ts";
 import { newId, randomToken, signEnvelope } from "../../lib/crypto.ts";
 import { PeerFetchError, type PeerOptions, peerBase } from "../../lib/peer.ts";
+import { postPeerJson } from "../../lib/peer-client.ts";
 import type { GrantEventName } from "../callbacks/payloads.ts";
 import {
 	type DrainResult,
@@ -17,11 +18,10 @@ import {
 	MAX_RETRIES,
 	retryDelay,
 } from "../callbacks/service.ts";
-import type { RootKey } from "../server/root-key.ts";
+import type { RootKey } from "../server/service.ts";
 import type { GrantHooks, LinkStatusChange, RecordsChange } from "../shares/grant-hooks.ts";
 import { changeLinkStatus } from "../shares/lifecycle.ts";
 import { grantsBeyond } from "../shares/service.ts";
-import { postPeerJson } from "./peer-client.ts";
 import * as store from "./store.ts";
 
 type Db = Parameters<typeof store.peerGrantsOfLinks>[0];

@@ -4,16 +4,17 @@
 // server refuses it, or cannot be asked, everything written for it is taken back.
 import type { Kysely } from "kysely";
 import type { Database } from "../../db/schema.ts";
-import type { Caller } from "../../http/auth.ts";
+import type { AccountCaller, Caller } from "../../http/auth.ts";
 import { AppError, errorCodes } from "../../http/errors.ts";
 import { newId, randomToken, sha256Hex } from "../../lib/crypto.ts";
 import { fetchJson, isDomainName, type PeerOptions, resolvePeerKey } from "../../lib/peer.ts";
+import { postPeerJson } from "../../lib/peer-client.ts";
 import { type AnswerInput, keepMinted, plan } from "../answers/submit.ts";
 import { invalidField } from "../collections/fields.ts";
-import { findIdentity } from "../identity/store.ts";
-import { renewLink } from "../shares/service.ts";
+import { workspaceIdentity } from "../identity/service.ts";
+import { renewLink, takeBackLink } from "../shares/service.ts";
+import { takeBackRecords } from "../vault/service.ts";
 import type { TemplateItem } from "../vault/templates/collection.ts";
-import { postPeerJson } from "./peer-client.ts";
 import * as store from "./store.ts";
 
 export interface RelayInput extends AnswerInput {
@@ -41,85 +42,36 @@ export interface RelayResult {
 
 const unreachable = (detail: string) => new AppError("remote_unreachable", detail);
 
+type IdentityHalf = { fingerprint: string; certificate: string; parentSignature: string };
+type Probe = { template?: TemplateItem[]; allowExtraFields?: boolean; label?: string };
+
+/**
+ * The remote answer, step by step: the target is another server; the identity shown is one of the
+ * responder's workspace; the request is read there; the answer is minted here; the other server
+ * is told, and if it refuses or cannot be asked, what was minted is taken back.
+ */
 export async function relayAnswer(deps: RelayDeps, caller: Caller, input: RelayInput): Promise<RelayResult> {
-	const { db, now } = deps;
+	const { db } = deps;
 	if (caller.kind !== "session") throw new AppError("request_account_required");
 	const server = input.server.toLowerCase();
 	if (!isDomainName(server)) throw invalidField("server", "must be a domain name");
 	if (server === deps.domain) throw invalidField("server", "is this server: answer the request here");
-
-	// The identity proven to the requester's server must be one of the responder's workspace.
-	let identity: { fingerprint: string; certificate: string; parentSignature: string } | undefined;
-	if (input.identityId !== undefined) {
-		const row = await findIdentity(db, input.identityId);
-		if (!row || row.workspace !== caller.workspaceId) {
-			throw invalidField("identityId", "is not an identity of your workspace");
-		}
-		identity = {
-			fingerprint: row.fingerprint,
-			certificate: row.certificate,
-			parentSignature: row.parent_signature,
-		};
-	}
+	const identity = await identityShown(db, caller.workspaceId, input.identityId);
 
 	const pin = await resolvePeerKey(server, deps.peer);
 	if (pin.state !== "verified") throw unreachable(`${server}: ${pin.reason}`);
 	const base = pin.base;
-	let probe: { template?: TemplateItem[]; allowExtraFields?: boolean; label?: string };
-	try {
-		probe = (await fetchJson(`${base}/api/public/requests/${encodeURIComponent(input.slug)}`, {
-			...deps.peer,
-			timeoutMs: deps.peer.timeoutMs ?? 10_000,
-		})) as typeof probe;
-	} catch (err) {
-		throw unreachable(`${server}: ${(err as Error).message}`);
-	}
+	const probe = await probeRequest(deps, server, base, input.slug);
 	const items = Array.isArray(probe?.template) ? probe.template : [];
 	const p = await plan(db, caller.workspaceId, items, probe.allowExtraFields === true, input);
 
 	// Written in the responder's vault first: the grant must resolve when the other server reads it.
 	const token = randomToken();
 	const linkId = newId();
-	const { minted, keys } = await db.transaction().execute(async (trx) => {
-		const { minted } = await keepMinted(trx, caller.workspaceId, p, new Map(), now);
-		const keys = Object.fromEntries(
-			p.order.flatMap((k) => {
-				const id = minted.get(k) ?? p.linked.get(k);
-				return id ? [[k, id]] : [];
-			}),
-		);
-		await renewLink(
-			trx,
-			{
-				id: linkId,
-				workspace: caller.workspaceId,
-				label: `Answer: ${String(probe.label ?? input.slug)} (${server})`.slice(0, 200),
-				identity: identity && input.identityId ? input.identityId : null,
-				created_by: caller.accountId,
-			},
-			[...new Set(Object.values(keys))],
-			now,
-		);
-		await store.insertGrant(trx, {
-			link: linkId,
-			token_hash: sha256Hex(token),
-			keys: JSON.stringify(keys),
-			peer: server,
-			request_slug: input.slug,
-			created: now,
-			updated: now,
-		});
-		return { minted: [...minted.values()], keys };
-	});
-
-	const takeBack = () =>
-		db.transaction().execute(async (trx) => {
-			// Removed as if never written: no grant event, no notification (nobody was told of it).
-			await trx.deleteFrom("grant_tokens").where("link", "=", linkId).execute();
-			await trx.deleteFrom("link_records").where("link", "=", linkId).execute();
-			await trx.deleteFrom("links").where("id", "=", linkId).execute();
-			if (minted.length > 0) await trx.deleteFrom("records").where("id", "in", minted).execute();
-		});
+	const label = `Answer: ${String(probe.label ?? input.slug)} (${server})`.slice(0, 200);
+	const grant = { linkId, token, label, identityId: identity ? input.identityId : undefined };
+	const { minted, keys } = await mintAnswer(deps, caller, p, grant, server, input.slug);
+	const takeBack = () => takeBackAnswer(db, linkId, minted);
 
 	let answer: { status: number; body: unknown };
 	try {
@@ -141,13 +93,7 @@ export async function relayAnswer(deps: RelayDeps, caller: Caller, input: RelayI
 		await takeBack();
 		throw unreachable(`${server}: ${(err as Error).message}`);
 	}
-	const body = (answer.body ?? {}) as {
-		ok?: unknown;
-		responseId?: unknown;
-		updated?: unknown;
-		code?: unknown;
-		detail?: unknown;
-	};
+	const body = (answer.body ?? {}) as { ok?: unknown; responseId?: unknown; updated?: unknown };
 	if (answer.status === 200 && body.ok === true && typeof body.responseId === "string") {
 		return {
 			ok: true,
@@ -159,13 +105,102 @@ export async function relayAnswer(deps: RelayDeps, caller: Caller, input: RelayI
 		};
 	}
 	await takeBack();
-	// The other server's refusal, passed on with its code when it is one this server knows (a wrong
-	// password, a missing challenge, ...); anything else is a server that could not be asked.
+	throw refusal(server, answer);
+}
+
+/** The identity proven to the requester's server must be one of the responder's workspace. */
+async function identityShown(
+	db: Kysely<Database>,
+	workspaceId: string,
+	identityId: string | undefined,
+): Promise<IdentityHalf | undefined> {
+	if (identityId === undefined) return undefined;
+	const row = await workspaceIdentity(db, workspaceId, identityId);
+	if (!row) {
+		throw invalidField("identityId", "is not an identity of your workspace");
+	}
+	return {
+		fingerprint: row.fingerprint,
+		certificate: row.certificate,
+		parentSignature: row.parent_signature,
+	};
+}
+
+/** The request as the requester's server shows it publicly: its template and label. */
+async function probeRequest(deps: RelayDeps, server: string, base: string, slug: string): Promise<Probe> {
+	try {
+		return (await fetchJson(`${base}/api/public/requests/${encodeURIComponent(slug)}`, {
+			...deps.peer,
+			timeoutMs: deps.peer.timeoutMs ?? 10_000,
+		})) as Probe;
+	} catch (err) {
+		throw unreachable(`${server}: ${(err as Error).message}`);
+	}
+}
+
+/** In one transaction: the records minted, the share of them, and its grant token for the peer. */
+async function mintAnswer(
+	deps: RelayDeps,
+	caller: Pick<AccountCaller, "workspaceId" | "accountId">,
+	p: Awaited<ReturnType<typeof plan>>,
+	grant: { linkId: string; token: string; label: string; identityId: string | undefined },
+	server: string,
+	slug: string,
+): Promise<{ minted: string[]; keys: Record<string, string> }> {
+	const { now } = deps;
+	return deps.db.transaction().execute(async (trx) => {
+		const { minted } = await keepMinted(trx, caller.workspaceId, p, new Map(), now);
+		const keys = Object.fromEntries(
+			p.order.flatMap((k) => {
+				const id = minted.get(k) ?? p.linked.get(k);
+				return id ? [[k, id]] : [];
+			}),
+		);
+		await renewLink(
+			trx,
+			{
+				id: grant.linkId,
+				workspace: caller.workspaceId,
+				label: grant.label,
+				identity: grant.identityId ?? null,
+				created_by: caller.accountId,
+			},
+			[...new Set(Object.values(keys))],
+			now,
+		);
+		await store.insertGrant(trx, {
+			link: grant.linkId,
+			token_hash: sha256Hex(grant.token),
+			keys: JSON.stringify(keys),
+			peer: server,
+			request_slug: slug,
+			created: now,
+			updated: now,
+		});
+		return { minted: [...minted.values()], keys };
+	});
+}
+
+/** Removed as if never written: no grant event, no notification (nobody was told of it). */
+function takeBackAnswer(db: Kysely<Database>, linkId: string, minted: readonly string[]) {
+	return db.transaction().execute(async (trx) => {
+		await store.deleteGrant(trx, linkId);
+		await takeBackLink(trx, linkId);
+		await takeBackRecords(trx, minted);
+	});
+}
+
+/**
+ * The other server's refusal, passed on with its code when it is one this server knows (a wrong
+ * password, a missing challenge, ...); anything else is a server that could not be asked.
+ */
+function refusal(server: string, answer: { status: number; body: unknown }): AppError {
+	const body = (answer.body ?? {}) as { code?: unknown; detail?: unknown };
 	const code = typeof body.code === "string" ? body.code : "";
 	const detail =
 		typeof body.detail === "string" ? body.detail.slice(0, 500) : `${server} answered ${answer.status}`;
 	if (answer.status >= 400 && answer.status < 500 && Object.hasOwn(errorCodes, code)) {
-		throw new AppError(code as keyof typeof errorCodes, `${server}: ${detail}`);
+		return new AppError(code as keyof typeof errorCodes, `${server}: ${detail}`);
 	}
-	throw unreachable(`${server} answered ${answer.status}: ${detail}`);
+	return unreachable(`${server} answered ${answer.status}: ${detail}`);
 }

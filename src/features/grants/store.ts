@@ -40,6 +40,11 @@ export function insertGrant(db: Db, row: GrantTokenTable) {
 	return db.insertInto("grant_tokens").values(row).execute();
 }
 
+/** A grant taken back before anyone was told of it (relay.ts). */
+export function deleteGrant(db: Db, linkId: string) {
+	return db.deleteFrom("grant_tokens").where("link", "=", linkId).execute();
+}
+
 export function grantOfLink(db: Db, linkId: string) {
 	return db.selectFrom("grant_tokens").selectAll().where("link", "=", linkId).executeTakeFirst();
 }
@@ -114,21 +119,4 @@ export async function finishPeerEvents(
 
 export function purgeFinishedPeerEvents(db: Db, before: number) {
 	return outbox.purgeFinished(db, "peer_events", before);
-}
-
-// ---- remote answers kept here: events from the server holding the grant (events-in.ts) ----
-
-/**
- * Records a peer's event on the answer it names, unless one as new or newer was recorded: one
- * conditional UPDATE, so a late or repeated event changes nothing. The answer when it applied.
- */
-export function applyRemoteStatus(db: Db, server: string, grantId: string, status: string, at: number) {
-	return db
-		.updateTable("request_answers")
-		.set({ remote_status: status, remote_at: at })
-		.where("server", "=", server)
-		.where("grant_id", "=", grantId)
-		.where((eb) => eb.or([eb("remote_at", "is", null), eb("remote_at", "<", at)]))
-		.returning(["id", "request"])
-		.executeTakeFirst();
 }

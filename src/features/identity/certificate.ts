@@ -1,7 +1,7 @@
 // Identity certificates: X.509 issued by the server's CA (the root key), ten years (spec limits).
 import crypto from "node:crypto";
 import type * as X509 from "@peculiar/x509";
-import { type RootKey, RSA_SHA256, x509Library } from "../server/root-key.ts";
+import { type RootKey, RSA_SHA256, x509Library } from "../server/service.ts";
 
 export const CERTIFICATE_YEARS = 10;
 const webcrypto = crypto.webcrypto;

@@ -11,18 +11,18 @@ import { seconds } from "../../lib/clock.ts";
 import { newId, rsaSignHex, type SignedEnvelope, signEnvelope, spkiFingerprint } from "../../lib/crypto.ts";
 import { KeyFormatError, parseP256PublicKey } from "../../lib/p256.ts";
 import { hasScope } from "../accounts/permissions.ts";
-import type { RootKey } from "../server/root-key.ts";
+import type { RootKey } from "../server/service.ts";
 import { issueCertificate } from "./certificate.ts";
+import { FINGERPRINT, STATUS_TYPE, type Standing } from "./standing.ts";
 import * as store from "./store.ts";
 
 type Db = Kysely<Database> | Transaction<Database>;
 
-export type Standing = "active" | "revoked" | "unknown";
-
 /** Seconds a signed status answer is valid, and so cacheable (docs/api.md "Identities and standing"). */
 export const STATUS_TTL_SECONDS = 300;
-export const STATUS_TYPE = "identity-status-v1";
-export const FINGERPRINT = /^[0-9a-f]{64}$/;
+export { FINGERPRINT, STATUS_TYPE, type Standing } from "./standing.ts";
+/** Another server's word on its identities, for the features that meet them (attestations, grants). */
+export { fetchPeerStanding, verifyPeerIdentity } from "./trust.ts";
 
 export interface IdentityRecord {
 	id: string;
@@ -230,6 +230,16 @@ export async function checkIdentityOwnership(
 		});
 	}
 	return identityRecord(row);
+}
+
+/** The workspace's identity with this id; another workspace's answers like a missing one. */
+export function workspaceIdentity(db: Db, workspaceId: string, identityId: string) {
+	return store.findIdentityInWorkspace(db, workspaceId, identityId);
+}
+
+/** The identity of this server with this key fingerprint, if any (an attestation's claimer). */
+export function identityByFingerprint(db: Db, fingerprint: string) {
+	return store.findIdentityByFingerprint(db, fingerprint);
 }
 
 /** Whether the identity is one of the workspace's (an answer's share names only its own identities). */

@@ -3,7 +3,7 @@
 import crypto from "node:crypto";
 import { openEnvelope, rsaVerifyHex, spkiFingerprint } from "../../lib/crypto.ts";
 import { asEnvelope, fetchJson, type PeerKey, type PeerOptions, resolvePeerKey } from "../../lib/peer.ts";
-import { FINGERPRINT, STATUS_TYPE, type Standing } from "./service.ts";
+import { FINGERPRINT, STATUS_TYPE, type Standing } from "./standing.ts";
 
 type Failed = Exclude<PeerKey, { state: "verified" }>;
 

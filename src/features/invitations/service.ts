@@ -16,8 +16,7 @@ import { AppError } from "../../http/errors.ts";
 import { newId, randomToken, sha256Hex } from "../../lib/crypto.ts";
 import { isValidEmail, normalizeEmail } from "../accounts/service.ts";
 import { invalidField } from "../collections/fields.ts";
-import { callerRole, type Role, roleWithin } from "../workspaces/membership.ts";
-import * as workspaces from "../workspaces/store.ts";
+import * as workspaces from "../workspaces/service.ts";
 import * as store from "./store.ts";
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -32,13 +31,13 @@ export function invitationUrl(origin: string, token: string): string {
 export async function createInvitation(
 	db: Kysely<Database>,
 	caller: AccountCaller,
-	input: { email: string; role: Role },
+	input: { email: string; role: workspaces.Role },
 	now: number,
 ): Promise<{ id: string; token: string }> {
 	const email = normalizeEmail(input.email);
 	if (!isValidEmail(email)) throw invalidField("email", "must be a valid email address");
-	const held = await callerRole(db, caller);
-	if (!roleWithin(held, input.role)) {
+	const held = await workspaces.callerRole(db, caller);
+	if (!workspaces.roleWithin(held, input.role)) {
 		throw new AppError("member_role_above_own", `The role ${input.role} is above your own (${held})`, {
 			extra: { role: input.role },
 		});
@@ -91,7 +90,7 @@ export async function previewInvitation(db: Db, token: string, now: number) {
 	return {
 		workspace: { id: row.workspace, name: row.workspace_name },
 		email: row.email,
-		role: row.role as Role,
+		role: row.role as workspaces.Role,
 		invitedBy: row.invited_by_name,
 		expiresAt: new Date(row.expires_at).toISOString(),
 	};
@@ -107,7 +106,7 @@ export async function acceptIn(
 	tokenHash: string,
 	accountId: string,
 	now: number,
-): Promise<{ workspace: string; role: Role }> {
+): Promise<{ workspace: string; role: workspaces.Role }> {
 	const found = await store.findByTokenHash(trx, tokenHash);
 	if (!found) throw new AppError("invitation_invalid", "No invitation matches this link");
 	if (!(await workspaces.lockWorkspace(trx, found.workspace))) {
@@ -121,15 +120,8 @@ export async function acceptIn(
 	if (!(await store.markAccepted(trx, row.id, accountId, now))) {
 		throw new AppError("invitation_used", "This invitation was accepted meanwhile");
 	}
-	await workspaces.insertMember(trx, {
-		id: newId(),
-		workspace: row.workspace,
-		account: accountId,
-		role: row.role,
-		created: now,
-		updated: now,
-	});
-	return { workspace: row.workspace, role: row.role as Role };
+	await workspaces.addMember(trx, { workspace: row.workspace, account: accountId, role: row.role }, now);
+	return { workspace: row.workspace, role: row.role as workspaces.Role };
 }
 
 export function acceptInvitation(db: Kysely<Database>, token: string, accountId: string, now: number) {

@@ -39,3 +39,15 @@ export async function createNotification(
 	});
 	return id;
 }
+
+/**
+ * The notifications about a workspace: all of them when it is deleted, or one account's when
+ * it leaves (workspaces/). Runs in the caller's transaction.
+ */
+export async function deleteWorkspaceNotifications(
+	db: Kysely<Database> | Transaction<Database>,
+	workspaceId: string,
+	accountId?: string,
+): Promise<void> {
+	await store.deleteWorkspaceNotifications(db, workspaceId, accountId);
+}

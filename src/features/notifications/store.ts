@@ -29,3 +29,12 @@ export function setRead(db: Db, id: string, read: boolean, now: number) {
 export function deleteNotification(db: Db, id: string) {
 	return db.deleteFrom("notifications").where("id", "=", id).execute();
 }
+
+/** The notifications about a workspace, or only those of one account about it. */
+export function deleteWorkspaceNotifications(db: Db, workspaceId: string, accountId?: string) {
+	return db
+		.deleteFrom("notifications")
+		.where("workspace", "=", workspaceId)
+		.$if(accountId !== undefined, (qb) => qb.where("account", "=", accountId as string))
+		.execute();
+}

@@ -3,7 +3,7 @@
 import crypto from "node:crypto";
 import { AppError } from "../../http/errors.ts";
 import { safeEqual } from "../../lib/crypto.ts";
-import { isValidEmail, normalizeEmail } from "../accounts/service.ts";
+import { isValidEmail, normalizeEmail } from "../../lib/email.ts";
 
 /** Who the passkeys are for: the id is DOMAIN, the one origin browsers may run ceremonies at. */
 export interface RelyingParty {

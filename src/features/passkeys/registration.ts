@@ -11,7 +11,7 @@
 import type { AuthenticatorTransport, RegistrationResponseJSON } from "@simplewebauthn/server";
 import { AppError } from "../../http/errors.ts";
 import { newId, randomToken, sha256Hex } from "../../lib/crypto.ts";
-import { accountByEmail, accountById, createAccount } from "../accounts/service.ts";
+import { accountByEmail, accountById, createAccount, lockAccount } from "../accounts/service.ts";
 import { acceptIn, liveInvitation } from "../invitations/service.ts";
 import { checkClientData, checkEmail, checkName, checkPkceChallenge } from "./checks.ts";
 import { parseTransports } from "./login.ts";
@@ -169,7 +169,7 @@ export async function finishRegistration(
 					{ id: accountId, email: ceremony.email, name: ceremony.name ?? undefined },
 					ctx.now,
 				);
-			} else if (!(await store.lockAccount(trx, accountId))?.numUpdatedRows) {
+			} else if (!(await lockAccount(trx, accountId))) {
 				throw new AppError("passkey_ticket_invalid", "The ticket's account no longer exists");
 			}
 			// The new account joins the workspace it was invited to; a refusal (revoked, accepted or

@@ -11,6 +11,7 @@ import {
 	accountById,
 	accountRecord,
 	createSession,
+	lockAccount,
 } from "../accounts/service.ts";
 import { checkEmail, type RelyingParty, verifierMatches } from "./checks.ts";
 import * as store from "./store.ts";
@@ -133,7 +134,8 @@ export async function removePasskey(
 	passkeyId: string,
 ): Promise<void> {
 	await db.transaction().execute(async (trx) => {
-		await store.lockAccount(trx, accountId);
+		// Serialises passkey changes of the account: two removals of its last two take turns.
+		await lockAccount(trx, accountId);
 		const owner = await store.passkeyOwner(trx, passkeyId);
 		if (owner?.account !== accountId) throw new AppError("not_found", "No such passkey");
 		if ((await store.countPasskeys(trx, accountId)) <= 1) {
@@ -154,4 +156,9 @@ export async function describeTicket(
 	if (row.email) return { kind: "signup", email: row.email };
 	const account = row.account ? await accountById(db, row.account) : undefined;
 	return account ? { kind: "add", email: account.email } : undefined;
+}
+
+/** An account being deleted (accounts/deletion.ts): its open ceremonies, in that transaction. */
+export async function endCeremoniesOf(db: Kysely<Database> | Transaction<Database>, accountId: string) {
+	await store.deleteAccountCeremonies(db, accountId);
 }

@@ -26,6 +26,11 @@ export function spendCeremony(db: Db, hash: string, kind: PasskeyCeremonyTable["
 		.executeTakeFirst();
 }
 
+/** Ceremonies name their account without a foreign key, so they do not cascade with it. */
+export function deleteAccountCeremonies(db: Db, accountId: string) {
+	return db.deleteFrom("passkey_ceremonies").where("account", "=", accountId).execute();
+}
+
 export function sweepCeremonies(db: Db, now: number) {
 	return db.deleteFrom("passkey_ceremonies").where("expires", "<=", now).execute();
 }
@@ -92,18 +97,6 @@ export function markUsed(db: Db, id: string, counter: number, now: number) {
 		.set({ counter, last_used: now, updated: now })
 		.where("id", "=", id)
 		.execute();
-}
-
-/**
- * Serialises passkey changes of one account: a no-op UPDATE takes the account row's lock on
- * PostgreSQL and the write lock on SQLite, with the same SQL on both.
- */
-export function lockAccount(db: Db, accountId: string) {
-	return db
-		.updateTable("accounts")
-		.set((eb) => ({ updated: eb.ref("updated") }))
-		.where("id", "=", accountId)
-		.executeTakeFirst();
 }
 
 export function passkeyOwner(db: Db, id: string) {

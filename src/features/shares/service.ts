@@ -149,3 +149,12 @@ export async function setGrantToken(
 		.onConflict((oc) => oc.column("link").doUpdateSet({ token_hash: tokenHash, keys: json, updated: now }))
 		.execute();
 }
+
+/**
+ * A share minted for a remote answer the other server refused or could not take (grants/relay.ts):
+ * removed as if never written, its record rows first. Runs in the caller's transaction.
+ */
+export async function takeBackLink(db: Db, linkId: string): Promise<void> {
+	await db.deleteFrom("link_records").where("link", "=", linkId).execute();
+	await db.deleteFrom("links").where("id", "=", linkId).execute();
+}

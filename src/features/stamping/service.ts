@@ -8,7 +8,7 @@ import { type AccountCaller, requireScope } from "../../http/auth.ts";
 import { AppError } from "../../http/errors.ts";
 import { BlobNotFoundError, type BlobStore } from "../../lib/blob-store.ts";
 import { isNotWatermarkable, isStampable, StampBusyError, type Stamper } from "../../lib/stamp/index.ts";
-import { findWorkspaceFile } from "../vault/files/service.ts";
+import { findWorkspaceFile } from "../vault/service.ts";
 
 /** Stamp text: one line of 1 to 120 characters once trimmed (spec "Limits"). */
 export const STAMP_TEXT_MAX = 120;

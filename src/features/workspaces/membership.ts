@@ -13,6 +13,9 @@ import type { Database } from "../../db/schema.ts";
 import type { AccountCaller } from "../../http/auth.ts";
 import { AppError } from "../../http/errors.ts";
 import { revokeMemberKeys } from "../apikeys/service.ts";
+import { deleteConnectionsOf } from "../connections/service.ts";
+import { deleteWorkspaceNotifications } from "../notifications/service.ts";
+import { deleteFileTokens } from "../vault/service.ts";
 import * as store from "./store.ts";
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -156,7 +159,10 @@ export async function depart(
 	if (current.role === "owner") await keepAnOwner(trx, workspaceId);
 	await store.deleteMember(trx, current.id);
 	await revokeMemberKeys(trx, workspaceId, accountId);
-	await store.deleteMemberHoldings(trx, workspaceId, accountId);
+	await deleteFileTokens(trx, workspaceId, accountId);
+	await deleteWorkspaceNotifications(trx, workspaceId, accountId);
+	// The tools they connected; what those tools proposed stays with the workspace.
+	await deleteConnectionsOf(trx, workspaceId, accountId);
 	await moveOwnerOfRecord(trx, workspaceId, accountId, now);
 }
 

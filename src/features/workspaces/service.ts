@@ -8,8 +8,16 @@ import type { AccountCaller } from "../../http/auth.ts";
 import { AppError } from "../../http/errors.ts";
 import type { BlobStore } from "../../lib/blob-store.ts";
 import { newId } from "../../lib/crypto.ts";
+import { deleteWorkspaceNotifications } from "../notifications/service.ts";
+import { deleteFileTokens, deleteWorkspaceVault, workspaceFileKeys } from "../vault/service.ts";
 import type { WorkspaceHooks } from "./hooks.ts";
 import * as store from "./store.ts";
+
+// What other features read of workspaces and members (invitations, account deletion), and the
+// member rules they apply.
+export type { WorkspaceHooks } from "./hooks.ts";
+export { callerRole, depart, type Role, roleWithin } from "./membership.ts";
+export { countOwners, findMembership, lockWorkspace, memberByEmail, membershipsOf } from "./store.ts";
 
 const MANAGERS = new Set(["owner", "admin"]);
 
@@ -39,6 +47,32 @@ export async function createWorkspace(
 		});
 	});
 	return id;
+}
+
+/** An account's personal workspace with the account as its owner, made with the account (accounts/). */
+export async function createPersonalWorkspace(
+	trx: Kysely<Database>,
+	input: { id: string; accountId: string; accountName: string },
+	now: number,
+): Promise<void> {
+	await store.insertWorkspace(trx, {
+		id: input.id,
+		name: `${input.accountName}'s vault`,
+		owner: input.accountId,
+		personal: 1,
+		created: now,
+		updated: now,
+	});
+	await addMember(trx, { workspace: input.id, account: input.accountId, role: "owner" }, now);
+}
+
+/** A new member (an accepted invitation): the caller has checked they are not one yet. */
+export function addMember(
+	trx: Kysely<Database>,
+	input: { workspace: string; account: string; role: string },
+	now: number,
+) {
+	return store.insertMember(trx, { id: newId(), ...input, created: now, updated: now });
 }
 
 export async function renameWorkspace(
@@ -84,7 +118,11 @@ export async function deleteWorkspaceIn(
 	now: number,
 ): Promise<string[]> {
 	for (const hook of hooks.onWorkspaceDeleted) await hook(trx, workspaceId, now);
-	const found = await store.fileKeys(trx, workspaceId);
+	const found = await workspaceFileKeys(trx, workspaceId);
+	// Children first: what the vault and notifications keep for it, then its members and the row.
+	await deleteWorkspaceVault(trx, workspaceId);
+	await deleteWorkspaceNotifications(trx, workspaceId);
+	await deleteFileTokens(trx, workspaceId);
 	await store.deleteWorkspaceRows(trx, workspaceId);
 	return found;
 }

@@ -36,24 +36,8 @@ export function renameWorkspace(db: Db, id: string, name: string, now: number) {
 	return db.updateTable("workspaces").set({ name, updated: now }).where("id", "=", id).execute();
 }
 
-/** The blob keys of the workspace's file records, to delete once the rows are gone. */
-export async function fileKeys(db: Db, workspaceId: string): Promise<string[]> {
-	const rows = await db
-		.selectFrom("records")
-		.select("file_key")
-		.where("workspace", "=", workspaceId)
-		.where("file_key", "is not", null)
-		.execute();
-	return rows.map((r) => r.file_key as string);
-}
-
-/** Deletes everything of the workspace this feature knows, children first, then the workspace. */
+/** The workspace's own rows, once what other features keep for it is gone: members, then the row. */
 export async function deleteWorkspaceRows(trx: Transaction<Database>, workspaceId: string): Promise<void> {
-	await trx.deleteFrom("records").where("workspace", "=", workspaceId).execute();
-	await trx.deleteFrom("sections").where("workspace", "=", workspaceId).execute();
-	await trx.deleteFrom("templates").where("workspace", "=", workspaceId).execute();
-	await trx.deleteFrom("notifications").where("workspace", "=", workspaceId).execute();
-	await trx.deleteFrom("file_tokens").where("workspace", "=", workspaceId).execute();
 	await trx.deleteFrom("members").where("workspace", "=", workspaceId).execute();
 	// Tables of other features that cascade from workspaces (API keys) go with this row.
 	await trx.deleteFrom("workspaces").where("id", "=", workspaceId).execute();
@@ -149,27 +133,6 @@ export function memberByEmail(db: Db, workspaceId: string, email: string) {
 
 export function deleteMember(db: Db, id: string) {
 	return db.deleteFrom("members").where("id", "=", id).execute();
-}
-
-/** What a departing member held through the workspace besides the membership and API keys. */
-export async function deleteMemberHoldings(db: Db, workspaceId: string, accountId: string): Promise<void> {
-	await db
-		.deleteFrom("file_tokens")
-		.where("workspace", "=", workspaceId)
-		.where("account", "=", accountId)
-		.execute();
-	await db
-		.deleteFrom("notifications")
-		.where("workspace", "=", workspaceId)
-		.where("account", "=", accountId)
-		.execute();
-	// The tools they connected last: the connection and (cascading) its tokens and open answers
-	// go; shares those tools proposed stay with the workspace, no longer tied to a tool.
-	await db
-		.deleteFrom("connections")
-		.where("workspace", "=", workspaceId)
-		.where("created_by", "=", accountId)
-		.execute();
 }
 
 /** Workspaces where the account is a member, with its role, whether personal, and the owner count. */

@@ -53,3 +53,12 @@ export async function referencedKeys(db: Db, keys: string[]): Promise<Set<string
 	const rows = await db.selectFrom("records").select("file_key").where("file_key", "in", keys).execute();
 	return new Set(rows.map((r) => r.file_key as string));
 }
+
+/** The file tokens minted in a workspace, or only those of one account there. */
+export function deleteWorkspaceTokens(db: Db, workspaceId: string, accountId?: string) {
+	return db
+		.deleteFrom("file_tokens")
+		.where("workspace", "=", workspaceId)
+		.$if(accountId !== undefined, (qb) => qb.where("account", "=", accountId as string))
+		.execute();
+}

@@ -114,3 +114,25 @@ export function recordKinds(db: Db, workspaceId: string, ids: readonly string[])
 		.where("id", "in", [...ids])
 		.execute();
 }
+
+/** The blob keys of the workspace's file records, to delete once the rows are gone. */
+export async function workspaceFileKeys(db: Db, workspaceId: string): Promise<string[]> {
+	const rows = await db
+		.selectFrom("records")
+		.select("file_key")
+		.where("workspace", "=", workspaceId)
+		.where("file_key", "is not", null)
+		.execute();
+	return rows.map((r) => r.file_key as string);
+}
+
+export function deleteWorkspaceRecords(db: Db, workspaceId: string) {
+	return db.deleteFrom("records").where("workspace", "=", workspaceId).execute();
+}
+
+export function deleteRecordsById(db: Db, ids: readonly string[]) {
+	return db
+		.deleteFrom("records")
+		.where("id", "in", [...ids])
+		.execute();
+}

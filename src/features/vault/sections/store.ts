@@ -28,3 +28,7 @@ export function updateSection(
 export function deleteSection(db: Db, id: string) {
 	return db.deleteFrom("sections").where("id", "=", id).execute();
 }
+
+export function deleteWorkspaceSections(db: Db, workspaceId: string) {
+	return db.deleteFrom("sections").where("workspace", "=", workspaceId).execute();
+}

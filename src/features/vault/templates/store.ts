@@ -27,3 +27,7 @@ export function updateTemplate(
 export function deleteTemplate(db: Db, id: string) {
 	return db.deleteFrom("templates").where("id", "=", id).execute();
 }
+
+export function deleteWorkspaceTemplates(db: Db, workspaceId: string) {
+	return db.deleteFrom("templates").where("workspace", "=", workspaceId).execute();
+}

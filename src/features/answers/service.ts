@@ -1,0 +1,21 @@
+// What other features ask of answers (the `request_answers` rows), each in the caller's transaction.
+import type { Kysely, Transaction } from "kysely";
+import type { Database } from "../../db/schema.ts";
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+/**
+ * Records a peer's event on the remote answer it names (grants/events-in.ts), unless one as new
+ * or newer was recorded: one conditional UPDATE, so a late or repeated event changes nothing.
+ * The answer when it applied.
+ */
+export function applyRemoteStatus(db: Db, server: string, grantId: string, status: string, at: number) {
+	return db
+		.updateTable("request_answers")
+		.set({ remote_status: status, remote_at: at })
+		.where("server", "=", server)
+		.where("grant_id", "=", grantId)
+		.where((eb) => eb.or([eb("remote_at", "is", null), eb("remote_at", "<", at)]))
+		.returning(["id", "request"])
+		.executeTakeFirst();
+}

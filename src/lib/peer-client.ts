@@ -1,0 +1,46 @@
+// JSON over the safe outbound client to another server's base address (DNS-pinned, or a
+// PEER_OVERRIDES base, which skips the address policy as for every peer call).
+import { createOutboundClient } from "./outbound.ts";
+import { PeerFetchError, type PeerOptions } from "./peer.ts";
+
+const MAX_BODY = 1024 * 1024;
+
+export interface PeerAnswer {
+	status: number;
+	body: unknown;
+}
+
+/** POSTs `body` as JSON; any transport failure or an unreadable answer is a PeerFetchError. */
+export async function postPeerJson(
+	url: string,
+	body: unknown,
+	opts: Pick<PeerOptions, "dnsServers" | "peerOverrides"> & { timeoutMs: number },
+): Promise<PeerAnswer> {
+	const origin = new URL(url).origin;
+	const client = createOutboundClient({
+		allowPrivate: false,
+		dnsServers: opts.dnsServers,
+		timeoutMs: opts.timeoutMs,
+		maxBodyBytes: MAX_BODY,
+		trusted: Object.values(opts.peerOverrides).includes(origin),
+	});
+	try {
+		const res = await client.send({
+			method: "POST",
+			url,
+			headers: { "content-type": "application/json", accept: "application/json" },
+			body: JSON.stringify(body),
+		});
+		if (res.kind !== "response") throw new PeerFetchError(`${url}: ${res.reason}`);
+		if (res.truncated) throw new PeerFetchError(`${url}: body over ${MAX_BODY} bytes`);
+		let parsed: unknown;
+		try {
+			parsed = JSON.parse(res.body.toString("utf8"));
+		} catch {
+			throw new PeerFetchError(`${url} answered ${res.status} without JSON`);
+		}
+		return { status: res.status, body: parsed };
+	} finally {
+		await client.close();
+	}
+}
