@@ -183,7 +183,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
 		app.decorate("stamper", stamper);
 		app.decorate("rootKey", rootKey);
 		app.decorate("limits", rateLimits(config));
-		// Features with challengeable slugs register here (registerChallengeScope).
+		// Features with challengeable slugs register here (app.challengeScopes.register).
 		app.decorate("challengeScopes", createChallengeScopes());
 		// Features with rows a workspace deletion must revoke or remove register here.
 		app.decorate("workspaceHooks", createWorkspaceHooks());

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import crypto from "node:crypto";
 import { after, before, describe, test } from "node:test";
-import { expandPermissions } from "../../src/features/accounts/permissions.ts";
 import { createApiKey, listApiKeys, revokeApiKey } from "../../src/features/apikeys/service.ts";
+import { expandPermissions } from "../../src/http/permissions.ts";
 import { makeApp, type TestApp } from "../helpers/app.ts";
 import { account, addMember, rejectsWith } from "./helpers.ts";
 

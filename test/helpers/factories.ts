@@ -1,8 +1,8 @@
 // Factories (outline's buildUser habit): each test makes the accounts and credentials it needs.
 import type { App } from "../../src/app.ts";
-import { expandPermissions, type Role, rolePermissions } from "../../src/features/accounts/permissions.ts";
 import { createAccount, createSession } from "../../src/features/accounts/service.ts";
 import type { AccountCaller } from "../../src/http/auth.ts";
+import { expandPermissions, type Role, rolePermissions } from "../../src/http/permissions.ts";
 import { newId, randomToken, sha256Hex } from "../../src/lib/crypto.ts";
 
 export interface TestAccount {

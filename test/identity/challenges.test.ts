@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
 import crypto from "node:crypto";
 import { after, before, describe, test } from "node:test";
-import { registerChallengeScope } from "../../src/features/challenges/routes.ts";
 import { CHALLENGE_TTL_MS, verifyChallenge } from "../../src/features/challenges/service.ts";
 import {
 	createIdentity,
@@ -31,8 +30,8 @@ describe("challenges: single-use nonces signed by an identity key", () => {
 				clock,
 				extend: async (app) => {
 					// Stand-ins for the link and attestation features, which register their own slugs.
-					registerChallengeScope(app, "link", async (_db, slug) => slug === SLUG || slug === "other-slug");
-					registerChallengeScope(app, "attestation", async (_db, token) => token === "offer-token");
+					app.challengeScopes.register("link", async (_db, slug) => slug === SLUG || slug === "other-slug");
+					app.challengeScopes.register("attestation", async (_db, token) => token === "offer-token");
 				},
 			},
 		);

@@ -6,10 +6,15 @@ import { Type } from "typebox";
 import { requireSession } from "../../http/auth.ts";
 import { AppError } from "../../http/errors.ts";
 import { errors } from "../../http/schemas.ts";
-import { checkOrigin } from "../passkeys/checks.ts";
-import { beginConfirmation, finishConfirmation } from "../passkeys/confirm.ts";
-import { BeginResponse, LoginFinishBody } from "../passkeys/schemas.ts";
-import { type PasskeyContext, relyingParty } from "../passkeys/service.ts";
+import {
+	BeginResponse,
+	beginConfirmation,
+	checkOrigin,
+	finishConfirmation,
+	LoginFinishBody,
+	type PasskeyContext,
+	relyingParty,
+} from "../passkeys/service.ts";
 import { deleteAccount } from "./deletion.ts";
 import { accountById, accountRecord, accountWorkspaces, endSession } from "./service.ts";
 

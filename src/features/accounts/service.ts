@@ -4,10 +4,10 @@ import type { Kysely, Transaction } from "kysely";
 import type { AccountTable, Database } from "../../db/schema.ts";
 import type { AccountCaller, SessionResolver } from "../../http/auth.ts";
 import { AppError } from "../../http/errors.ts";
+import { roleScopes } from "../../http/permissions.ts";
 import { newId, randomToken, sha256Hex } from "../../lib/crypto.ts";
 import { normalizeEmail } from "../../lib/email.ts";
 import { createPersonalWorkspace } from "../workspaces/service.ts";
-import { roleScopes } from "./permissions.ts";
 import * as store from "./store.ts";
 
 export { isValidEmail, normalizeEmail } from "../../lib/email.ts";

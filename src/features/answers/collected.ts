@@ -7,7 +7,7 @@ import { findWorkspaceRequest } from "../requests/service.ts";
 import { grantsOf } from "../shares/granted.ts";
 import { effectiveStatus } from "../shares/lifecycle.ts";
 import { currentValue, fileMeta } from "../vault/records/reader.ts";
-import type { TemplateItem } from "../vault/templates/collection.ts";
+import type { TemplateItem } from "../vault/templates/service.ts";
 import * as store from "./store.ts";
 
 type AnswerRow = Awaited<ReturnType<typeof store.answersOfRequest>>[number];

@@ -4,7 +4,7 @@
 // outbox row for the request's callback, in the transaction of the change.
 import type { Kysely, Transaction } from "kysely";
 import type { Database } from "../../db/schema.ts";
-import type { GrantEventName } from "../callbacks/payloads.ts";
+import type { GrantEventName } from "../callbacks/service.ts";
 import { enqueueGrantEvent, enqueueGrantEvents, type GrantEventInput } from "../callbacks/service.ts";
 import { createNotification } from "../notifications/service.ts";
 import type { GrantHooks, LinkStatusChange, RecordsChange } from "../shares/grant-hooks.ts";

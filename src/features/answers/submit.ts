@@ -16,7 +16,7 @@ import { openForAnswers } from "../requests/service.ts";
 import { checkHandshake, checkPassword } from "../shares/gates.ts";
 import { renewLink } from "../shares/service.ts";
 import { dropMinted, mintValue, recordKinds, setMintedValue } from "../vault/records/minted.ts";
-import type { TemplateItem } from "../vault/templates/collection.ts";
+import type { TemplateItem } from "../vault/templates/service.ts";
 import * as store from "./store.ts";
 
 type Db = Kysely<Database> | Transaction<Database>;

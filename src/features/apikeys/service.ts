@@ -5,15 +5,15 @@ import type { Kysely, Transaction } from "kysely";
 import type { ApiKeyTable, Database } from "../../db/schema.ts";
 import type { AccountCaller, ApiKeyResolver } from "../../http/auth.ts";
 import { AppError } from "../../http/errors.ts";
-import { newId, randomToken, sha256Hex } from "../../lib/crypto.ts";
 import {
 	permissions as catalogue,
 	expandPermissions,
 	findPermission,
-	hasScope,
 	roleScopes,
 	VAULT_PERMISSIONS,
-} from "../accounts/permissions.ts";
+} from "../../http/permissions.ts";
+import { newId, randomToken, sha256Hex } from "../../lib/crypto.ts";
+import { hasScope } from "../../lib/scopes.ts";
 import * as store from "./store.ts";
 
 type Db = Kysely<Database> | Transaction<Database>;

@@ -5,7 +5,7 @@ import type { Kysely, Transaction } from "kysely";
 import type { Database } from "../../db/schema.ts";
 import { AppError } from "../../http/errors.ts";
 import type { OutboundClient, OutboundResult } from "../../lib/outbound.ts";
-import type { TemplateItem } from "../vault/templates/collection.ts";
+import type { TemplateItem } from "../vault/templates/service.ts";
 import { samplePayload } from "./payloads.ts";
 import * as store from "./store.ts";
 

@@ -1,6 +1,6 @@
 // The JSON bodies POSTed to a request's callback URL (spec "Callback submission payload", "Grant
 // event to a callback"). A body with `event` is a grant event; one without is a submission.
-import type { TemplateItem } from "../vault/templates/collection.ts";
+import type { TemplateItem } from "../vault/templates/service.ts";
 
 export const GRANT_EVENTS = ["grant.changed", "grant.revoked", "grant.expired"] as const;
 export type GrantEventName = (typeof GRANT_EVENTS)[number];

@@ -1,16 +1,9 @@
 // GET /api/challenges/{scope}/{slug}: a single-use nonce to sign with an identity key.
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
-import type { FastifyInstance } from "fastify";
 import { Type } from "typebox";
 import { AppError } from "../../http/errors.ts";
 import { errors } from "../../http/schemas.ts";
-import {
-	CHALLENGE_SCOPES,
-	type ChallengeScope,
-	ChallengeScopes,
-	issueChallenge,
-	type SlugExists,
-} from "./service.ts";
+import { CHALLENGE_SCOPES, ChallengeScopes, issueChallenge } from "./service.ts";
 
 declare module "fastify" {
 	interface FastifyInstance {
@@ -20,15 +13,6 @@ declare module "fastify" {
 
 export function createChallengeScopes(): ChallengeScopes {
 	return new ChallengeScopes();
-}
-
-/** Called by the link, request and attestation features to make their slugs challengeable. */
-export function registerChallengeScope(
-	app: FastifyInstance,
-	scope: ChallengeScope,
-	exists: SlugExists,
-): void {
-	app.challengeScopes.register(scope, exists);
 }
 
 const ChallengeResponse = Type.Object({

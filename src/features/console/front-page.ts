@@ -1,8 +1,9 @@
 // The front page at `/`: what this server is, its domain and root key fingerprint (to check against
 // the `_svc.<domain>` TXT record), where to sign in or up, and where the API is described. Plain
 // HTML with the console's front stylesheet; no script.
-import { escapeHtml } from "../passkeys/page-html.ts";
-import type { Lang } from "./language.ts";
+
+import type { Lang } from "../../http/language.ts";
+import { escapeHtml } from "../../lib/html.ts";
 
 export interface FrontView {
 	lang: Lang;

@@ -4,11 +4,11 @@ import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
 import { AppError } from "../../http/errors.ts";
+import { pickLanguage } from "../../http/language.ts";
 import { PAGE_CSP } from "../../http/security-headers.ts";
-import { escapeHtml } from "../passkeys/page-html.ts";
+import { escapeHtml } from "../../lib/html.ts";
 import { type ConsoleBundle, consoleBundle } from "./bundle.ts";
 import { renderFrontPage } from "./front-page.ts";
-import { pickLanguage } from "./language.ts";
 
 const ASSET_NAME = /^[A-Za-z0-9_-]{1,80}\.(js|css|svg|png|woff2)$/;
 

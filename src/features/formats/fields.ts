@@ -1,7 +1,7 @@
 // What an entry of a share is, for the formats that give entries a meaning (vCard properties,
 // calendar events, links on the page): read from its vault key, or from the type a template gives
 // that key (docs/api.md "Share page and formats"). One table, used by every format.
-import type { TemplateItemType } from "../vault/templates/collection.ts";
+import type { TemplateItemType } from "../vault/templates/service.ts";
 
 export type Field =
 	| "name"

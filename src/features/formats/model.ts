@@ -3,12 +3,12 @@
 // what the shares feature answers (the resolve, or the same rows read without a view), so every
 // format shows exactly what the API resolve would.
 import crypto from "node:crypto";
-import type { ServerClaim, Sharer } from "../server/claim.ts";
-import { sharerOf } from "../server/claim.ts";
+import type { ServerClaim, Sharer } from "../server/service.ts";
+import { sharerOf } from "../server/service.ts";
 import type { sharedRecord, sharedSections } from "../shares/granted.ts";
 import { isWatermarked } from "../shares/lifecycle.ts";
 import type { PublicLinkRow } from "../shares/public-queries.ts";
-import type { TemplateItemType } from "../vault/templates/collection.ts";
+import type { TemplateItemType } from "../vault/templates/service.ts";
 import { type DateValue, type Field, fieldOf, parseDate } from "./fields.ts";
 
 type SharedRecord = ReturnType<typeof sharedRecord>;

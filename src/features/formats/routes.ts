@@ -3,7 +3,7 @@
 // read shares through one shares context, built here once per app.
 import crypto from "node:crypto";
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
-import { serverClaim } from "../server/claim.ts";
+import { serverClaim } from "../server/service.ts";
 import { sharesContext } from "../shares/context.ts";
 import { davRoutes } from "./dav-routes.ts";
 import { pageRoutes } from "./page-routes.ts";

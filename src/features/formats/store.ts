@@ -6,7 +6,7 @@ import type { Kysely } from "kysely";
 import { sql } from "kysely";
 import { param, prepare } from "../../db/prepared.ts";
 import type { Database } from "../../db/schema.ts";
-import type { TemplateItemType } from "../vault/templates/collection.ts";
+import type { TemplateItemType } from "../vault/templates/service.ts";
 import { typesByKey } from "./fields.ts";
 
 /** How long a share's template types are kept; a changed template shows within this time. */

@@ -15,7 +15,7 @@ import { invalidField, isUniqueViolation } from "../collections/fields.ts";
 import { fetchPeerStanding, verifyPeerIdentity } from "../identity/trust.ts";
 import { openForAnswers } from "../requests/service.ts";
 import { checkPassword } from "../shares/gates.ts";
-import type { TemplateItem } from "../vault/templates/collection.ts";
+import type { TemplateItem } from "../vault/templates/service.ts";
 import { postPeerJson } from "./peer-client.ts";
 import type { GrantValue } from "./resolve.ts";
 

@@ -8,7 +8,7 @@ import { AppError } from "../../http/errors.ts";
 import { rsaVerifyHex, type SignedEnvelope } from "../../lib/crypto.ts";
 import { isDomainName, type PeerOptions, resolvePeerKey } from "../../lib/peer.ts";
 import { applyRemoteStatus } from "../answers/service.ts";
-import type { GrantEventName } from "../callbacks/payloads.ts";
+import type { GrantEventName } from "../callbacks/service.ts";
 import { enqueueGrantEvents, type GrantEventInput } from "../callbacks/service.ts";
 import { invalidField } from "../collections/fields.ts";
 import { BATCH_TTL_S, EVENTS_TYPE, MAX_EVENTS_PER_BATCH } from "./events-out.ts";

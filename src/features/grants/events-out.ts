@@ -9,7 +9,7 @@ import type { Database, PeerEventTable } from "../../db/schema.ts";
 import { newId, randomToken, signEnvelope } from "../../lib/crypto.ts";
 import { PeerFetchError, type PeerOptions, peerBase } from "../../lib/peer.ts";
 import { postPeerJson } from "../../lib/peer-client.ts";
-import type { GrantEventName } from "../callbacks/payloads.ts";
+import type { GrantEventName } from "../callbacks/service.ts";
 import {
 	type DrainResult,
 	isRetryableStatus,

@@ -14,7 +14,7 @@ import { invalidField } from "../collections/fields.ts";
 import { workspaceIdentity } from "../identity/service.ts";
 import { renewLink, takeBackLink } from "../shares/service.ts";
 import { takeBackRecords } from "../vault/service.ts";
-import type { TemplateItem } from "../vault/templates/collection.ts";
+import type { TemplateItem } from "../vault/templates/service.ts";
 import * as store from "./store.ts";
 
 export interface RelayInput extends AnswerInput {

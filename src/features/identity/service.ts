@@ -10,7 +10,7 @@ import { AppError } from "../../http/errors.ts";
 import { seconds } from "../../lib/clock.ts";
 import { newId, rsaSignHex, type SignedEnvelope, signEnvelope, spkiFingerprint } from "../../lib/crypto.ts";
 import { KeyFormatError, parseP256PublicKey } from "../../lib/p256.ts";
-import { hasScope } from "../accounts/permissions.ts";
+import { hasScope } from "../../lib/scopes.ts";
 import type { RootKey } from "../server/service.ts";
 import { issueCertificate } from "./certificate.ts";
 import { FINGERPRINT, STATUS_TYPE, type Standing } from "./standing.ts";

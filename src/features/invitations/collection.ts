@@ -6,7 +6,7 @@ import { sql } from "kysely";
 import { Type } from "typebox";
 import { iso, Nullable, Timestamp } from "../collections/fields.ts";
 import { defineCollection } from "../collections/registry.ts";
-import type { Role } from "../workspaces/membership.ts";
+import type { Role } from "../workspaces/service.ts";
 import { createInvitation, invitationUrl, revokeInvitation } from "./service.ts";
 import { type InvitationRow, selectOpenInvitations } from "./store.ts";
 

@@ -6,7 +6,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
 import type { AppError } from "../../http/errors.ts";
 import { toAppError } from "../../http/problem.ts";
-import type { KeyRingCache } from "../server/certified-keys.ts";
+import type { KeyRingCache } from "../server/service.ts";
 import { ACCESS_TOKEN_TTL_S, exchange, OAuthError, type TokenForm, userinfo } from "./service.ts";
 
 const Str = (description: string) => Type.Optional(Type.String({ description }));

@@ -1,7 +1,7 @@
 // The sign-in and consent page of `/oidc/authorize`, in English or German. Values from the request
 // reach the page only as escaped text or data attributes; the script (web/oidc.js) reads its words
 // from a JSON data block, which the page's CSP (no inline script) does not run.
-import { escapeHtml } from "../passkeys/page-html.ts";
+import { escapeHtml } from "../../lib/html.ts";
 import type { OptionalScope } from "./authorize-checks.ts";
 
 export type Lang = "en" | "de";

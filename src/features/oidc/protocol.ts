@@ -4,7 +4,7 @@ import crypto from "node:crypto";
 import type { Kysely } from "kysely";
 import { type Config, publicOrigin } from "../../config.ts";
 import type { Database } from "../../db/schema.ts";
-import type { RootKey } from "../server/root-key.ts";
+import type { RootKey } from "../server/service.ts";
 
 const MINUTE = 60_000;
 /** The page's request: long enough to find a passkey and choose entries. */

@@ -7,8 +7,7 @@ import type { Database } from "../../db/schema.ts";
 import { randomToken, sha256Hex } from "../../lib/crypto.ts";
 import { verifierMatches } from "../../lib/oauth.ts";
 import { accountById } from "../accounts/service.ts";
-import type { KeyRingCache } from "../server/certified-keys.ts";
-import type { RootKey } from "../server/root-key.ts";
+import type { KeyRingCache, RootKey } from "../server/service.ts";
 import {
 	ACCESS_TOKEN_TTL_S,
 	type Deps,

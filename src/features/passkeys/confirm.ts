@@ -7,8 +7,8 @@ import type { AuthenticationResponseJSON } from "@simplewebauthn/server";
 import { AppError } from "../../http/errors.ts";
 import { randomToken, sha256Hex } from "../../lib/crypto.ts";
 import { checkClientData } from "./checks.ts";
+import type { PasskeyContext } from "./context.ts";
 import { parseTransports } from "./login.ts";
-import type { PasskeyContext } from "./service.ts";
 import * as store from "./store.ts";
 import { CEREMONY_TTL_MS, requestOptions, verifyAssertion } from "./webauthn.ts";
 

@@ -5,7 +5,7 @@ import type { AuthenticationResponseJSON } from "@simplewebauthn/server";
 import { AppError } from "../../http/errors.ts";
 import { randomToken, sha256Hex } from "../../lib/crypto.ts";
 import { checkClientData, checkPkceChallenge } from "./checks.ts";
-import { mintCode, type PasskeyContext } from "./service.ts";
+import { mintCode, type PasskeyContext } from "./context.ts";
 import * as store from "./store.ts";
 import { CEREMONY_TTL_MS, requestOptions, verifyAssertion } from "./webauthn.ts";
 

@@ -2,16 +2,8 @@
 // only through escaped text or data attributes; there is no inline script or style (the page's CSP
 // forbids both), so the script (web/passkey.js) learns the language from `<html lang>` and
 // `data-lang`, and keeps its own words.
-import type { Lang } from "../console/language.ts";
-
-export function escapeHtml(value: string): string {
-	return value
-		.replaceAll("&", "&amp;")
-		.replaceAll("<", "&lt;")
-		.replaceAll(">", "&gt;")
-		.replaceAll('"', "&quot;")
-		.replaceAll("'", "&#39;");
-}
+import type { Lang } from "../../http/language.ts";
+import { escapeHtml } from "../../lib/html.ts";
 
 export type PageView =
 	| { kind: "error"; title: string; message: string; link?: { href: string; text: string } }

@@ -7,25 +7,15 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { type Static, Type } from "typebox";
+import { type Lang, pickLanguage } from "../../http/language.ts";
 import { PAGE_CSP } from "../../http/security-headers.ts";
-import { type Lang, pickLanguage } from "../console/language.ts";
+import { webDir } from "../../lib/web-dir.ts";
 import { checkOrigin } from "./checks.ts";
 import { type PageView, renderPage } from "./page-html.ts";
 import { describeTicket, relyingParty } from "./service.ts";
 
 const STATE = /^[A-Za-z0-9._~-]{1,128}$/;
 const S256 = /^[A-Za-z0-9_-]{43}$/;
-
-/** The repository's web/ folder, from src/features/passkeys or dist/src/features/passkeys alike. */
-export function webDir(): string {
-	let dir = import.meta.dirname;
-	for (let i = 0; i < 6; i++) {
-		const candidate = path.join(dir, "web");
-		if (fs.existsSync(path.join(candidate, "passkey.js"))) return candidate;
-		dir = path.dirname(dir);
-	}
-	throw new Error("web/passkey.js not found next to the server's sources");
-}
 
 export function browserBundle(): string {
 	// The package exports only its entry points; the UMD bundle sits beside them in the package.

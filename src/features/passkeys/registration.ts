@@ -14,8 +14,8 @@ import { newId, randomToken, sha256Hex } from "../../lib/crypto.ts";
 import { accountByEmail, accountById, createAccount, lockAccount } from "../accounts/service.ts";
 import { acceptIn, liveInvitation } from "../invitations/service.ts";
 import { checkClientData, checkEmail, checkName, checkPkceChallenge } from "./checks.ts";
+import { mintCode, type PasskeyContext } from "./context.ts";
 import { parseTransports } from "./login.ts";
-import { mintCode, type PasskeyContext } from "./service.ts";
 import * as store from "./store.ts";
 import { CEREMONY_TTL_MS, creationOptions, verifyCreation } from "./webauthn.ts";
 

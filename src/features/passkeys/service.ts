@@ -16,38 +16,15 @@ import {
 import { checkEmail, type RelyingParty, verifierMatches } from "./checks.ts";
 import * as store from "./store.ts";
 
-export const CODE_TTL_MS = 2 * 60 * 1000;
-export const TICKET_TTL_MS = 15 * 60 * 1000;
+export { checkOrigin } from "./checks.ts";
+export { beginConfirmation, finishConfirmation } from "./confirm.ts";
+export { CODE_TTL_MS, mintCode, type PasskeyContext } from "./context.ts";
+export { BeginResponse, LoginFinishBody } from "./schemas.ts";
 
-/** What a ceremony needs: the database, who we are, the signup policy and the time. */
-export interface PasskeyContext {
-	db: Kysely<Database>;
-	rp: RelyingParty;
-	allowSignups: boolean;
-	now: number;
-}
+export const TICKET_TTL_MS = 15 * 60 * 1000;
 
 export function relyingParty(config: Pick<Config, "domain" | "port">): RelyingParty {
 	return { id: config.domain, name: config.domain, origin: publicOrigin(config) };
-}
-
-/** Mints the one-time code a finished ceremony hands to the app, bound to its PKCE challenge. */
-export async function mintCode(
-	db: Kysely<Database> | Transaction<Database>,
-	accountId: string,
-	pkceChallenge: string,
-	now: number,
-): Promise<string> {
-	const code = randomToken(32);
-	await store.sweepCodes(db, now);
-	await store.insertCode(db, {
-		hash: sha256Hex(code),
-		account: accountId,
-		pkce_challenge: pkceChallenge,
-		created: now,
-		expires: now + CODE_TTL_MS,
-	});
-	return code;
 }
 
 /**

@@ -4,10 +4,10 @@
 import { sql } from "kysely";
 import { type Static, Type } from "typebox";
 import type { RequestTable } from "../../db/schema.ts";
-import { CALLBACK_URL_MAX, type CallbackPolicy } from "../callbacks/policy.ts";
+import { CALLBACK_URL_MAX, type CallbackPolicy } from "../callbacks/service.ts";
 import { Nullable, Timestamp } from "../collections/fields.ts";
 import { defineCollection } from "../collections/registry.ts";
-import { TEMPLATE_MAX_ITEMS, TemplateItem } from "../vault/templates/collection.ts";
+import { TEMPLATE_MAX_ITEMS, TemplateItem } from "../vault/templates/service.ts";
 import { createRequest, type RequestInput, requestRecord, updateRequest } from "./service.ts";
 import * as store from "./store.ts";
 

@@ -3,9 +3,8 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Type } from "typebox";
 import { errors } from "../../http/schemas.ts";
-import { registerChallengeScope } from "../challenges/routes.ts";
-import { ServerClaim, Sharer, serverClaim } from "../server/claim.ts";
-import { TemplateItem } from "../vault/templates/collection.ts";
+import { ServerClaim, Sharer, serverClaim } from "../server/service.ts";
+import { TemplateItem } from "../vault/templates/service.ts";
 import { probeRequest } from "./service.ts";
 import * as store from "./store.ts";
 
@@ -30,7 +29,7 @@ export const requestRoutes: FastifyPluginAsyncTypebox = async (app) => {
 	const server = serverClaim(config, rootKey.fingerprint);
 
 	// A nonce for any request that exists; whether it still takes answers is the answer's check.
-	registerChallengeScope(app, "request", (_db, slug) => store.slugExists(db, slug));
+	app.challengeScopes.register("request", (_db, slug) => store.slugExists(db, slug));
 
 	app.get(
 		"/api/public/requests/:slug",

@@ -7,11 +7,11 @@ import { type AccountCaller, requireScope } from "../../http/auth.ts";
 import { AppError } from "../../http/errors.ts";
 import { newId, randomToken } from "../../lib/crypto.ts";
 import { hashPassword } from "../../lib/password.ts";
-import { type CallbackPolicy, checkCallbackUrl } from "../callbacks/policy.ts";
+import { type CallbackPolicy, checkCallbackUrl } from "../callbacks/service.ts";
 import { invalidField, iso, isoOrNull, parseExpiry } from "../collections/fields.ts";
 import { checkIdentityOwnership } from "../identity/service.ts";
-import { type ServerClaim, sharerOf } from "../server/claim.ts";
-import { checkItems, type TemplateItem, templateItems } from "../vault/templates/collection.ts";
+import { type ServerClaim, sharerOf } from "../server/service.ts";
+import { checkItems, type TemplateItem, templateItems } from "../vault/templates/service.ts";
 import * as store from "./store.ts";
 
 type Db = Kysely<Database> | Transaction<Database>;

@@ -2,9 +2,9 @@
 import type { FastifyPluginAsync } from "fastify";
 import { type Static, Type } from "typebox";
 import { publicOrigin } from "../../config.ts";
+import { permissions } from "../../http/permissions.ts";
 import { seconds } from "../../lib/clock.ts";
 import { signEnvelope } from "../../lib/crypto.ts";
-import { permissions } from "../accounts/permissions.ts";
 
 const ASSERTION_TTL = 24 * 60 * 60;
 

@@ -8,5 +8,5 @@ export {
 	OIDC_KEYS,
 	type SigningKey,
 } from "./certified-keys.ts";
-export { type ServerClaim, type Sharer, serverClaim, sharerOf } from "./claim.ts";
+export { ServerClaim, Sharer, serverClaim, sharerOf } from "./claim.ts";
 export { type RootKey, RSA_SHA256, x509Library } from "./root-key.ts";

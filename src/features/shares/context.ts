@@ -2,7 +2,7 @@
 // queries, the server's claim and the grant hooks. Other features build one with `sharesContext`.
 import type { Kysely } from "kysely";
 import type { Database } from "../../db/schema.ts";
-import type { ServerClaim } from "../server/claim.ts";
+import type { ServerClaim } from "../server/service.ts";
 import type { GrantHooks } from "./grant-hooks.ts";
 import { type PublicQueries, publicQueries } from "./public-queries.ts";
 

@@ -4,7 +4,7 @@
 import { AppError } from "../../http/errors.ts";
 import { newId } from "../../lib/crypto.ts";
 import type { ProvenIdentity } from "../challenges/service.ts";
-import { sharerOf } from "../server/claim.ts";
+import { sharerOf } from "../server/service.ts";
 import type { SharesContext } from "./context.ts";
 import { type Admitted, admit, type GateInput, type ViewKind } from "./gates.ts";
 import { runLinkStatus } from "./grant-hooks.ts";

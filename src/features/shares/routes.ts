@@ -7,8 +7,7 @@ import { type AccountCaller, requireAccount } from "../../http/auth.ts";
 import { AppError } from "../../http/errors.ts";
 import { errors } from "../../http/schemas.ts";
 import { contentDisposition } from "../../lib/sniff.ts";
-import { registerChallengeScope } from "../challenges/routes.ts";
-import { ServerClaim, Sharer, serverClaim } from "../server/claim.ts";
+import { ServerClaim, Sharer, serverClaim } from "../server/service.ts";
 import { archiveName, ownerArchive, stampedCopy, streamArchive } from "./archive.ts";
 import { sharesContext } from "./context.ts";
 import { probe, resolve } from "./public.ts";
@@ -112,7 +111,10 @@ const SWEEP_MS = 10 * 60_000;
 export const shareRoutes: FastifyPluginAsyncTypebox = async (app) => {
 	const db = app.store.db;
 	const ctx = sharesContext(db, serverClaim(app.config, app.rootKey.fingerprint), app.grantHooks);
-	registerChallengeScope(app, "link", async (_db, slug) => (await ctx.q.linkBySlug(db, { slug })).length > 0);
+	app.challengeScopes.register(
+		"link",
+		async (_db, slug) => (await ctx.q.linkBySlug(db, { slug })).length > 0,
+	);
 
 	const sweep = setInterval(() => {
 		const now = app.clock.now();

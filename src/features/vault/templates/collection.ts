@@ -1,46 +1,13 @@
 // The `templates` collection: what a request asks responders for, as a list of TemplateItem.
 // Open to API keys holding `templates:read` / `templates:write`.
-import { type Kysely, sql, type Transaction } from "kysely";
+import { sql } from "kysely";
 import { type Static, Type } from "typebox";
-import type { Database, TemplateTable } from "../../../db/schema.ts";
+import type { TemplateTable } from "../../../db/schema.ts";
 import { newId } from "../../../lib/crypto.ts";
-import { invalidField, iso, KEY_PATTERN, Timestamp } from "../../collections/fields.ts";
+import { invalidField, iso, Timestamp } from "../../collections/fields.ts";
 import { defineCollection } from "../../collections/registry.ts";
+import { checkItems, TEMPLATE_MAX_ITEMS, TemplateItem } from "./service.ts";
 import * as store from "./store.ts";
-
-export const TEMPLATE_ITEM_TYPES = [
-	"text",
-	"email",
-	"phone",
-	"date",
-	"number",
-	"url",
-	"address",
-	"file",
-] as const;
-export type TemplateItemType = (typeof TEMPLATE_ITEM_TYPES)[number];
-export const TEMPLATE_MAX_ITEMS = 100;
-
-export const TemplateItem = Type.Object(
-	{
-		key: Type.String({
-			pattern: KEY_PATTERN,
-			description: "`[a-z0-9_-]{1,64}` like vault keys; unique in the template.",
-		}),
-		label: Type.String({ minLength: 1, maxLength: 200 }),
-		// Typed by its literals: a union built from a mapped array would type as `never`.
-		type: Type.Unsafe<TemplateItemType>(
-			Type.Union(
-				TEMPLATE_ITEM_TYPES.map((t) => Type.Literal(t)),
-				{ description: TEMPLATE_ITEM_TYPES.map((t) => `\`${t}\``).join(", ") },
-			),
-		),
-		required: Type.Boolean(),
-		description: Type.Optional(Type.String({ maxLength: 1000 })),
-	},
-	{ additionalProperties: false, description: "One field a request asks for." },
-);
-export type TemplateItem = Static<typeof TemplateItem>;
 
 const Items = Type.Array(TemplateItem, {
 	maxItems: TEMPLATE_MAX_ITEMS,
@@ -72,36 +39,6 @@ const TemplateUpdate = Type.Object(
 
 type Create = Static<typeof TemplateCreate>;
 type Update = Static<typeof TemplateUpdate>;
-
-/** Keys must be unique: an answer maps each key to one value. Answers the stored JSON (requests reuse it). */
-export function checkItems(items: TemplateItem[]): string {
-	const seen = new Set<string>();
-	items.forEach((item, i) => {
-		if (seen.has(item.key))
-			throw invalidField(`items.${i}.key`, `repeats the key ${JSON.stringify(item.key)}`);
-		seen.add(item.key);
-	});
-	// Explicit members only, in a fixed order.
-	return JSON.stringify(
-		items.map((i) => ({
-			key: i.key,
-			label: i.label,
-			type: i.type,
-			required: i.required,
-			...(i.description === undefined ? {} : { description: i.description }),
-		})),
-	);
-}
-
-/** The items of a template of `workspaceId` (a request built from one copies them); undefined when none. */
-export async function templateItems(
-	db: Kysely<Database> | Transaction<Database>,
-	workspaceId: string,
-	id: string,
-): Promise<TemplateItem[] | undefined> {
-	const row = await store.selectTemplates(db, workspaceId).where("templates.id", "=", id).executeTakeFirst();
-	return row ? (JSON.parse(row.items) as TemplateItem[]) : undefined;
-}
 
 function checkName(name: string): string {
 	const trimmed = name.trim();

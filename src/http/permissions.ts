@@ -43,8 +43,6 @@ export function expandPermissions(names: readonly string[]): string[] {
 	return [...scopes].sort();
 }
 
-export { hasScope } from "../../lib/scopes.ts";
-
 export type Role = "owner" | "admin" | "member";
 
 /** What each workspace role holds. Issuing attestations is for administrators only (spec rule 8). */
