@@ -9,7 +9,7 @@ import { AppError } from "../../http/errors.ts";
 import { errors } from "../../http/schemas.ts";
 import { createOutboundClient } from "../../lib/outbound.ts";
 import { createOutboxWorker, type OutboxWorker } from "../../worker/outbox.ts";
-import { drainPeerEvents } from "../grants/events-out.ts";
+import { drainPeerEvents } from "../grants/service.ts";
 import { testDelivery } from "./attempt.ts";
 import { CALLBACK_URL_MAX } from "./policy.ts";
 import { drainOnce } from "./worker.ts";

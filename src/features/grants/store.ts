@@ -120,3 +120,14 @@ export async function finishPeerEvents(
 export function purgeFinishedPeerEvents(db: Db, before: number) {
 	return outbox.purgeFinished(db, "peer_events", before);
 }
+
+/** The grant of a sign-in share, kept with a fresh token hash: an earlier token stops working. */
+export function upsertGrant(db: Db, row: Pick<GrantTokenTable, "link" | "token_hash" | "keys">, now: number) {
+	return db
+		.insertInto("grant_tokens")
+		.values({ ...row, peer: null, request_slug: null, created: now, updated: now })
+		.onConflict((oc) =>
+			oc.column("link").doUpdateSet({ token_hash: row.token_hash, keys: row.keys, updated: now }),
+		)
+		.execute();
+}

@@ -4,7 +4,8 @@
 import type { Kysely } from "kysely";
 import type { Database, OidcCodeTable } from "../../db/schema.ts";
 import { newId, sha256Hex } from "../../lib/crypto.ts";
-import { renewShare, setGrantToken } from "../shares/service.ts";
+import { setGrantToken } from "../grants/service.ts";
+import { renewShare } from "../shares/service.ts";
 import * as store from "./store.ts";
 
 /**

@@ -124,33 +124,6 @@ export async function renewShare(
 }
 
 /**
- * The grant a share is read through with a token (spec "Remote grant and bulk read"), given the
- * entries' keys and a fresh token hash: an earlier token of the share stops working.
- */
-export async function setGrantToken(
-	db: Db,
-	linkId: string,
-	tokenHash: string,
-	keys: Record<string, string>,
-	now: number,
-): Promise<void> {
-	const json = JSON.stringify(keys);
-	await db
-		.insertInto("grant_tokens")
-		.values({
-			link: linkId,
-			token_hash: tokenHash,
-			keys: json,
-			peer: null,
-			request_slug: null,
-			created: now,
-			updated: now,
-		})
-		.onConflict((oc) => oc.column("link").doUpdateSet({ token_hash: tokenHash, keys: json, updated: now }))
-		.execute();
-}
-
-/**
  * A share minted for a remote answer the other server refused or could not take (grants/relay.ts):
  * removed as if never written, its record rows first. Runs in the caller's transaction.
  */
