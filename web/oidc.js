@@ -2,21 +2,25 @@
 // (@simplewebauthn/browser, served by this server), then the consent form filled from
 // /oidc/authorize/session, then the answer from /oidc/authorize/consent, whose address it follows.
 // Words come from the page's JSON data block; every value is written as text, never as HTML.
+//
+// A classic script (loaded with `defer`): the block keeps its constants and functions out of the
+// page's global scope. Nothing runs unless the page is the OpenID Connect sign-in page.
 
-(() => {
+{
 	const root = document.getElementById("oidc");
-	if (!root) return;
-	const request = root.dataset.request;
-	const words = JSON.parse(document.getElementById("oidc-words").textContent);
+	const request = root?.dataset.request;
+	const words = root ? JSON.parse(document.getElementById("oidc-words").textContent) : {};
 	const lib = window.SimpleWebAuthnBrowser;
 	const start = document.getElementById("start");
 	const signin = document.getElementById("signin");
 	const form = document.getElementById("consent");
 	const status = document.getElementById("status");
 	const errorBox = document.getElementById("error");
+	// The consent ticket from /oidc/authorize/session, sent back with the answer.
 	let ticket;
 
-	function showError(text, code) {
+	// Shows the message (and its error code, if any) in the error box.
+	const showError = (text, code) => {
 		errorBox.textContent = "";
 		const p = document.createElement("p");
 		p.textContent = text;
@@ -29,15 +33,17 @@
 		}
 		errorBox.hidden = false;
 		status.textContent = "";
-	}
+	};
 
-	function explain(err) {
+	// Shows why a step failed: the page's words for a known code, else the error's own message.
+	const explain = (err) => {
 		if (err?.code && words[err.code]) showError(words[err.code], err.code);
 		else if (err && err.name === "NotAllowedError") showError(words.cancelled);
 		else showError(err?.message ? err.message : words.failed, err?.code);
-	}
+	};
 
-	async function post(url, body) {
+	// POSTs JSON to this server; a failed answer throws an Error carrying the problem's `code`.
+	const post = async (url, body) => {
 		const res = await fetch(url, {
 			method: "POST",
 			headers: { "content-type": "application/json", accept: "application/json" },
@@ -51,21 +57,65 @@
 			throw err;
 		}
 		return json;
-	}
+	};
 
-	function base64url(bytes) {
+	const base64url = (bytes) => {
 		let binary = "";
 		for (const b of new Uint8Array(bytes)) binary += String.fromCharCode(b);
 		return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-	}
+	};
 
-	async function pkcePair() {
+	// A fresh PKCE verifier and its S256 challenge.
+	const pkcePair = async () => {
 		const verifier = base64url(crypto.getRandomValues(new Uint8Array(32)));
 		const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier));
 		return { verifier, challenge: base64url(digest) };
-	}
+	};
 
-	function fill(data) {
+	// The vault entries this key could be linked to, as a <select> (first entry chosen, if any).
+	const entrySelect = (k, id) => {
+		const select = document.createElement("select");
+		select.id = id;
+		select.name = "link";
+		select.dataset.key = k.key;
+		const none = document.createElement("option");
+		none.value = "";
+		none.textContent = words.leaveOut;
+		select.appendChild(none);
+		for (const e of k.entries) {
+			const option = document.createElement("option");
+			option.value = e.id;
+			const notes = [e.type === "file" ? words.file : "", e.hidden ? words.hidden : ""].filter(Boolean);
+			option.textContent = `${e.name || k.key}${notes.length ? ` (${notes.join(", ")})` : ""}`;
+			select.appendChild(option);
+		}
+		if (k.entries.length > 0) select.selectedIndex = 1;
+		return select;
+	};
+
+	// One requested key's field: its label, its <select>, and a hint when no entry matches.
+	const linkField = (k) => {
+		const p = document.createElement("p");
+		p.className = "field";
+		const id = `link-${k.key}`;
+		const label = document.createElement("label");
+		label.htmlFor = id;
+		label.textContent = k.key;
+		const select = entrySelect(k, id);
+		p.append(label, select);
+		if (k.entries.length === 0) {
+			const hint = document.createElement("span");
+			hint.className = "hint";
+			hint.id = `${id}-hint`;
+			hint.textContent = words.noEntry;
+			select.setAttribute("aria-describedby", hint.id);
+			p.appendChild(hint);
+		}
+		return p;
+	};
+
+	// Fills the consent form from /oidc/authorize/session's answer and shows it instead of sign-in.
+	const fill = (data) => {
 		ticket = data.ticket;
 		const who = data.account.name ? `${data.account.name} (${data.account.email})` : data.account.email;
 		document.getElementById("account").textContent = who;
@@ -75,47 +125,15 @@
 			if (slot && shown.length > 0) slot.textContent = `(${shown.join(", ")})`;
 		}
 		const links = document.getElementById("links");
-		for (const k of data.keys) {
-			const p = document.createElement("p");
-			p.className = "field";
-			const id = `link-${k.key}`;
-			const label = document.createElement("label");
-			label.htmlFor = id;
-			label.textContent = k.key;
-			const select = document.createElement("select");
-			select.id = id;
-			select.name = "link";
-			select.dataset.key = k.key;
-			const none = document.createElement("option");
-			none.value = "";
-			none.textContent = words.leaveOut;
-			select.appendChild(none);
-			for (const e of k.entries) {
-				const option = document.createElement("option");
-				option.value = e.id;
-				const notes = [e.type === "file" ? words.file : "", e.hidden ? words.hidden : ""].filter(Boolean);
-				option.textContent = `${e.name || k.key}${notes.length ? ` (${notes.join(", ")})` : ""}`;
-				select.appendChild(option);
-			}
-			if (k.entries.length > 0) select.selectedIndex = 1;
-			p.append(label, select);
-			if (k.entries.length === 0) {
-				const hint = document.createElement("span");
-				hint.className = "hint";
-				hint.id = `${id}-hint`;
-				hint.textContent = words.noEntry;
-				select.setAttribute("aria-describedby", hint.id);
-				p.appendChild(hint);
-			}
-			links?.appendChild(p);
-		}
+		for (const k of data.keys) links?.appendChild(linkField(k));
 		signin.hidden = true;
 		form.hidden = false;
 		status.textContent = "";
 		document.getElementById("allow").focus();
-	}
+	};
 
-	async function signIn() {
+	// Signs in with a passkey and the page's own PKCE pair, then fetches and fills the consent form.
+	const signIn = async () => {
 		errorBox.hidden = true;
 		start.disabled = true;
 		status.textContent = words.waiting;
@@ -130,9 +148,10 @@
 			explain(err);
 			start.disabled = false;
 		}
-	}
+	};
 
-	async function answer(approve) {
+	// Sends the consent (checked scopes and chosen links) or the refusal, then follows the answer.
+	const answer = async (approve) => {
 		errorBox.hidden = true;
 		for (const b of form.querySelectorAll("button")) b.disabled = true;
 		const scopes = approve
@@ -149,17 +168,22 @@
 		} catch (err) {
 			explain(err);
 		}
-	}
+	};
 
-	if (!lib?.browserSupportsWebAuthn()) {
-		showError(words.unsupported);
-		return;
-	}
-	start.addEventListener("click", () => void signIn());
-	form.addEventListener("submit", (event) => {
-		event.preventDefault();
-		void answer(true);
-	});
-	document.getElementById("decline").addEventListener("click", () => void answer(false));
-	start.disabled = false;
-})();
+	// Wires the buttons and enables sign-in, or explains that this browser has no passkeys.
+	const wire = () => {
+		if (!lib?.browserSupportsWebAuthn()) {
+			showError(words.unsupported);
+			return;
+		}
+		start.addEventListener("click", () => void signIn());
+		form.addEventListener("submit", (event) => {
+			event.preventDefault();
+			void answer(true);
+		});
+		document.getElementById("decline").addEventListener("click", () => void answer(false));
+		start.disabled = false;
+	};
+
+	if (root) wire();
+}

@@ -2,11 +2,13 @@
 // as /assets/simplewebauthn-browser.js), then opens svc://auth?code=…&state=… and shows the code
 // and the link for a browser that cannot open the app. Values come from the page's data attributes;
 // the language (English or German) from `data-lang`, else `<html lang>`.
+//
+// A classic script (loaded with `defer`): the block keeps its constants and functions out of the
+// page's global scope. Nothing runs unless the page is the passkey page.
 
-(() => {
+{
 	const root = document.getElementById("passkey");
-	if (!root) return;
-	const { mode, ticket, challenge, state } = root.dataset;
+	const { mode, ticket, challenge, state } = root ? root.dataset : {};
 	const form = document.getElementById("ceremony");
 	const button = document.getElementById("start");
 	const status = document.getElementById("status");
@@ -69,11 +71,17 @@
 			failed: "Etwas ist schiefgegangen.",
 		},
 	};
-	const lang = (root.dataset.lang || document.documentElement.lang || "en").slice(0, 2).toLowerCase();
+	const lang = (root?.dataset.lang || document.documentElement.lang || "en").slice(0, 2).toLowerCase();
 	const w = lang === "de" ? words.de : words.en;
 	const messages = w.errors;
 
-	function showError(text, code) {
+	// A person who opened a sign-up or ticket link in a browser (no app challenge) continues in the
+	// console: the page makes its own PKCE pair and leaves the code and verifier in this tab's
+	// sessionStorage, where the console (same origin) redeems them once. Nothing else can read them.
+	const handOff = mode === "signup" && !challenge;
+
+	// Shows the message (and its error code, if any) in the error box and lets the person try again.
+	const showError = (text, code) => {
 		errorBox.textContent = "";
 		const p = document.createElement("p");
 		p.textContent = text;
@@ -87,9 +95,10 @@
 		errorBox.hidden = false;
 		status.textContent = "";
 		button.disabled = false;
-	}
+	};
 
-	async function post(url, body) {
+	// POSTs JSON to this server; a failed answer throws an Error carrying the problem's `code`.
+	const post = async (url, body) => {
 		const res = await fetch(url, {
 			method: "POST",
 			headers: { "content-type": "application/json", accept: "application/json" },
@@ -103,38 +112,37 @@
 			throw err;
 		}
 		return json;
-	}
+	};
 
-	function value(id) {
+	// The trimmed value of the input with this id, or undefined when it is empty or absent.
+	const value = (id) => {
 		const input = document.getElementById(id);
 		const v = input ? input.value.trim() : "";
 		return v === "" ? undefined : v;
-	}
+	};
 
-	function appLink(code) {
+	// The app's address for this code: svc://auth?code=…&state=….
+	const appLink = (code) => {
 		const params = new URLSearchParams({ code });
 		if (state) params.set("state", state);
 		return `svc://auth?${params.toString()}`;
-	}
+	};
 
-	// A person who opened a sign-up or ticket link in a browser (no app challenge) continues in the
-	// console: the page makes its own PKCE pair and leaves the code and verifier in this tab's
-	// sessionStorage, where the console (same origin) redeems them once. Nothing else can read them.
-	const handOff = mode === "signup" && !challenge;
-
-	function base64url(bytes) {
+	const base64url = (bytes) => {
 		let binary = "";
 		for (const b of new Uint8Array(bytes)) binary += String.fromCharCode(b);
 		return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-	}
+	};
 
-	async function pkcePair() {
+	// A fresh PKCE verifier and its S256 challenge.
+	const pkcePair = async () => {
 		const verifier = base64url(crypto.getRandomValues(new Uint8Array(32)));
 		const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier));
 		return { verifier, challenge: base64url(digest) };
-	}
+	};
 
-	function showConsole(code, verifier) {
+	// Leaves the code and verifier for the console and shows the "continue in this browser" result.
+	const showConsole = (code, verifier) => {
 		try {
 			sessionStorage.setItem("svc.handoff", JSON.stringify({ code, verifier }));
 		} catch {
@@ -147,9 +155,10 @@
 		document.getElementById("result-console").hidden = false;
 		result.hidden = false;
 		document.getElementById("result-heading").focus();
-	}
+	};
 
-	function showResult(code) {
+	// Shows the result; with a code, also its link and the code itself, and opens the app.
+	const showResult = (code) => {
 		const result = document.getElementById("result");
 		const text = document.getElementById("result-text");
 		form.hidden = true;
@@ -168,58 +177,72 @@
 			result.hidden = false;
 			document.getElementById("result-heading").focus();
 		}
-	}
+	};
 
-	async function run() {
+	// Sign-up (by email or one-time ticket): registers a new passkey, then hands off or shows the result.
+	const register = async () => {
+		const body = { name: value("name") };
+		if (ticket) body.ticket = ticket;
+		else body.email = value("email");
+		const own = handOff && crypto.subtle ? await pkcePair() : undefined;
+		if (challenge) body.challenge = challenge;
+		else if (own) body.challenge = own.challenge;
+		const begun = await post("/api/passkeys/register/begin", body);
+		const credential = await lib.startRegistration({ optionsJSON: begun.options });
+		status.textContent = w.checking;
+		const code = (await post("/api/passkeys/register/finish", { session: begun.session, credential })).code;
+		if (own && code) showConsole(code, own.verifier);
+		else showResult(code);
+	};
+
+	// Sign-in: asks for an existing passkey, then shows the result.
+	const authenticate = async () => {
+		const begun = await post("/api/passkeys/login/begin", { challenge });
+		const credential = await lib.startAuthentication({ optionsJSON: begun.options });
+		status.textContent = w.checking;
+		showResult((await post("/api/passkeys/login/finish", { session: begun.session, credential })).code);
+	};
+
+	// Shows why the ceremony failed, in the page's language.
+	const explain = (err) => {
+		if (err?.code && messages[err.code]) showError(messages[err.code], err.code);
+		else if (err && err.name === "NotAllowedError") showError(w.cancelled);
+		else if (err && err.name === "InvalidStateError") showError(w.exists);
+		// The server's detail and the browser's messages are English: German shows its own words.
+		else if (lang === "de") showError(w.failed, err?.code);
+		else showError(err?.message ? err.message : w.failed, err?.code);
+	};
+
+	// One press of the button: the ceremony for the page's mode; it reports its own failures.
+	const run = async () => {
 		errorBox.hidden = true;
 		button.disabled = true;
 		status.textContent = w.waiting;
 		try {
-			let code;
-			if (mode === "signup") {
-				const body = { name: value("name") };
-				if (ticket) body.ticket = ticket;
-				else body.email = value("email");
-				const own = handOff && crypto.subtle ? await pkcePair() : undefined;
-				if (challenge) body.challenge = challenge;
-				else if (own) body.challenge = own.challenge;
-				const begun = await post("/api/passkeys/register/begin", body);
-				const credential = await lib.startRegistration({ optionsJSON: begun.options });
-				status.textContent = w.checking;
-				code = (await post("/api/passkeys/register/finish", { session: begun.session, credential })).code;
-				if (own && code) {
-					showConsole(code, own.verifier);
-					return;
-				}
-			} else {
-				const begun = await post("/api/passkeys/login/begin", { challenge });
-				const credential = await lib.startAuthentication({ optionsJSON: begun.options });
-				status.textContent = w.checking;
-				code = (await post("/api/passkeys/login/finish", { session: begun.session, credential })).code;
-			}
-			showResult(code);
+			if (mode === "signup") await register();
+			else await authenticate();
 		} catch (err) {
-			if (err?.code && messages[err.code]) showError(messages[err.code], err.code);
-			else if (err && err.name === "NotAllowedError") showError(w.cancelled);
-			else if (err && err.name === "InvalidStateError") showError(w.exists);
-			// The server's detail and the browser's messages are English: German shows its own words.
-			else if (lang === "de") showError(w.failed, err?.code);
-			else showError(err?.message ? err.message : w.failed, err?.code);
+			explain(err);
 		}
-	}
+	};
 
-	if (!lib?.browserSupportsWebAuthn()) {
-		showError(w.unsupported);
-		button.disabled = true;
-		return;
-	}
-	form.addEventListener("submit", (event) => {
-		event.preventDefault();
-		if (mode === "signup" && !ticket && !value("email")) {
-			showError(messages.passkey_email_invalid, "passkey_email_invalid");
+	// Enables the button, or explains that this browser has no passkeys.
+	const start = () => {
+		if (!lib?.browserSupportsWebAuthn()) {
+			showError(w.unsupported);
+			button.disabled = true;
 			return;
 		}
-		void run(); // run() reports its own failures on the page
-	});
-	button.disabled = false;
-})();
+		form.addEventListener("submit", (event) => {
+			event.preventDefault();
+			if (mode === "signup" && !ticket && !value("email")) {
+				showError(messages.passkey_email_invalid, "passkey_email_invalid");
+				return;
+			}
+			void run(); // run() reports its own failures on the page
+		});
+		button.disabled = false;
+	};
+
+	if (root) start();
+}
