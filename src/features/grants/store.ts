@@ -2,7 +2,7 @@
 import { type ExpressionBuilder, type Kysely, sql, type Transaction } from "kysely";
 import type { Dialect } from "../../db/index.ts";
 import type { Database, GrantTokenTable, PeerEventTable } from "../../db/schema.ts";
-import { resolvesAnyOf } from "../answers/store.ts";
+import { resolvesAnyOf } from "../shares/service.ts";
 
 type Db = Kysely<Database> | Transaction<Database>;
 
