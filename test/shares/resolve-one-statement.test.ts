@@ -213,7 +213,7 @@ describe(`the resolve in one statement (${dialect})`, () => {
 		const fast = await resolve(ctx, link.slug, {}, NOW);
 		const fastStatements = statements();
 		const row = await findBySlug(ctx, link.slug);
-		const gated = await resolveLink(ctx, row, {}, NOW, "api");
+		const gated = await resolveLink(ctx, row, {}, NOW, "resolve");
 
 		// Tokens and the view differ by nature; everything else is the same answer.
 		const comparable = (r: typeof fast) => ({

@@ -4,8 +4,7 @@
 import type { Kysely } from "kysely";
 import type { Database } from "../../db/schema.ts";
 import { findWorkspaceRequest } from "../requests/service.ts";
-import { grantsOf } from "../shares/granted.ts";
-import { effectiveStatus } from "../shares/lifecycle.ts";
+import { grantsOf, peekStatus } from "../shares/service.ts";
 import { currentValue, fileMeta } from "../vault/records/reader.ts";
 import type { TemplateItem } from "../vault/templates/service.ts";
 import * as store from "./store.ts";
@@ -115,10 +114,13 @@ export async function requestLinks(
 			});
 			continue;
 		}
-		const status =
+		// The answer's share as the `remoteAnswer` reader sees it (shares' gates); a share deleted by
+		// its holder reads as revoked.
+		const seen =
 			row.status === null
-				? "revoked"
-				: effectiveStatus(
+				? { status: "revoked" as const, values: false }
+				: peekStatus(
+						"remoteAnswer",
 						{
 							status: row.status,
 							expires_at: row.expires_at,
@@ -127,17 +129,18 @@ export async function requestLinks(
 						},
 						now,
 					);
+		const { status } = seen;
 		out.push({
 			responseId: row.id,
 			linkId: row.id,
-			slug: status === "active" ? (row.slug ?? "") : "",
+			slug: seen.values ? (row.slug ?? "") : "",
 			remote: row.server !== null,
 			...(row.server !== null ? { server: row.server } : {}),
 			status,
 			identity: row.identity ?? "",
 			identifier: row.identifier,
 			senderName: row.sender_name,
-			values: status === "active" ? await valuesOf(db, row, items) : [],
+			values: seen.values ? await valuesOf(db, row, items) : [],
 			created: new Date(row.created).toISOString(),
 			updated: new Date(row.updated).toISOString(),
 		});

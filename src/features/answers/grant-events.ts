@@ -7,9 +7,14 @@ import type { Database } from "../../db/schema.ts";
 import type { GrantEventName } from "../callbacks/service.ts";
 import { enqueueGrantEvent, enqueueGrantEvents, type GrantEventInput } from "../callbacks/service.ts";
 import { createNotification } from "../notifications/service.ts";
-import type { GrantHooks, LinkStatusChange, RecordsChange } from "../shares/grant-hooks.ts";
-import { changeLinkStatus, expireLinks } from "../shares/lifecycle.ts";
-import { grantsBeyond } from "../shares/service.ts";
+import {
+	changeLinkStatus,
+	expireLinks,
+	type GrantHooks,
+	grantsBeyond,
+	type LinkStatusChange,
+	type RecordsChange,
+} from "../shares/service.ts";
 import * as store from "./store.ts";
 
 type Db = Kysely<Database> | Transaction<Database>;

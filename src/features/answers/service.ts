@@ -1,6 +1,13 @@
-// What other features ask of answers (the `request_answers` rows), each in the caller's transaction.
+// What other features ask of answers: a request's gates (gates.ts), the checks and writes of an
+// answer's values (submit.ts) that a relayed answer shares, and the writes of `request_answers`
+// rows that other features cause, each in the caller's transaction.
+
 import type { Kysely, Transaction } from "kysely";
 import type { Database } from "../../db/schema.ts";
+
+export type { RemoteReader, RemoteValue } from "./collected.ts";
+export { localProof, type OpenRequest, passRequestGates, type RequestGateInput } from "./gates.ts";
+export { type AnswerInput, checkValue, keepMinted, MAX_VALUE_LENGTH, plan } from "./submit.ts";
 
 type Db = Kysely<Database> | Transaction<Database>;
 

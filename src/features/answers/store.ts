@@ -1,7 +1,8 @@
 // Kysely queries for answers: the answer rows, the links they are, and which answers a record
 // change reaches (directly, through a section, or through an alias).
-import type { ExpressionBuilder, Kysely, Transaction } from "kysely";
+import type { Kysely, Transaction } from "kysely";
 import type { Database, RequestAnswerTable } from "../../db/schema.ts";
+import { pastExpirySql, resolvesAnyOf } from "../shares/service.ts";
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -48,41 +49,6 @@ export function answersInWorkspace(db: Db, workspaceId: string) {
 		.select(["request_answers.id", "request_answers.request", "links.status"])
 		.where("request_answers.workspace", "=", workspaceId)
 		.execute();
-}
-
-/**
- * The condition "this link resolves any of `records`": naming one, naming its section, or naming
- * (or holding in a named section) a record that aliases one. For answer links here and for grants
- * handed to another server (grants/store.ts).
- */
-export function resolvesAnyOf(records: readonly string[]) {
-	const ids = [...records];
-	return (eb: ExpressionBuilder<Database, "links">) => {
-		const reached = eb
-			.selectFrom("records")
-			.select("records.id")
-			.where((w) => w.or([w("records.id", "in", ids), w("records.alias", "in", ids)]));
-		const reachedSections = eb
-			.selectFrom("records")
-			.select("records.section")
-			.where("records.section", "is not", null)
-			.where((w) => w.or([w("records.id", "in", ids), w("records.alias", "in", ids)]));
-		return eb.or([
-			eb(
-				"links.id",
-				"in",
-				eb.selectFrom("link_records").select("link_records.link").where("link_records.record", "in", reached),
-			),
-			eb(
-				"links.id",
-				"in",
-				eb
-					.selectFrom("link_sections")
-					.select("link_sections.link")
-					.where("link_sections.section", "in", reachedSections),
-			),
-		]);
-	};
 }
 
 /** Active answer links that resolve any of `records`. */
@@ -155,8 +121,7 @@ export function expiredAnswerLinks(db: Db, now: number, limit: number) {
 		db
 			.selectFrom("links")
 			.select("links.id")
-			.where("links.status", "=", "active")
-			.where("links.expires_at", "<=", now)
+			.where((eb) => pastExpirySql(eb, now))
 			// Answers kept here, and grants handed to another server (whose events go there).
 			.where((eb) =>
 				eb.or([

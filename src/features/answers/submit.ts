@@ -2,8 +2,8 @@
 // answer is a share in the responder's own workspace: typed values are minted as records there,
 // vault-linked fields grant the responder's existing records, and the share grants both. The
 // share's id is the `responseId`, stable across answers by the same account: answering again
-// updates, never duplicates. The gates are the request's status, then the password and handshake
-// gates shares use, in that order.
+// updates, never duplicates. The gates are the request's (gates.ts `passRequestGates`): its
+// status, then the password and handshake gates shares use, in that order.
 import type { Kysely, Transaction } from "kysely";
 import type { Database, RequestAnswerTable } from "../../db/schema.ts";
 import type { Caller } from "../../http/auth.ts";
@@ -12,11 +12,10 @@ import { newId } from "../../lib/crypto.ts";
 import { enqueueGrantEvent, enqueueSubmission } from "../callbacks/service.ts";
 import { invalidField, isForeignKeyViolation } from "../collections/fields.ts";
 import { isWorkspaceIdentity } from "../identity/service.ts";
-import { openForAnswers } from "../requests/service.ts";
-import { checkHandshake, checkPassword } from "../shares/gates.ts";
 import { renewLink } from "../shares/service.ts";
 import { dropMinted, mintValue, recordKinds, setMintedValue } from "../vault/records/minted.ts";
 import type { TemplateItem } from "../vault/templates/service.ts";
+import { localProof, passRequestGates } from "./gates.ts";
 import * as store from "./store.ts";
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -156,8 +155,6 @@ export async function plan(
 
 // ---- answering ----
 
-// ---- answering ----
-
 export interface AnswerResult {
 	ok: true;
 	responseId: string;
@@ -176,24 +173,8 @@ export async function submitAnswer(
 	const { db, now } = deps;
 	// An answer is kept in the responder's own vault: it needs a person signed in on this server.
 	if (caller.kind !== "session") throw new AppError("request_account_required");
-	const request = await openForAnswers(db, slug, now);
-	await checkPassword(request.password_hash, input.password);
-	const identifier = (input.identifier ?? "").trim();
-	if (request.requires_identifier === 1 && identifier === "") {
-		throw invalidField("identifier", "is required by this request");
-	}
-	// An identity counts only when its challenge verified; a bare `identityId` is dropped. A
-	// responder may prove one unasked.
-	const offered = Boolean(input.challengeNonce || input.challengeSignature);
-	const proven = await checkHandshake(
-		{ db },
-		{ required: request.require_handshake === 1 || offered, scope: "request", slug },
-		input,
-		now,
-	);
-	if (proven && request.identity_scope === "from_root" && proven.id === undefined) {
-		throw new AppError("remote_identity_invalid", "This request takes identities this server certified");
-	}
+	const gates = await passRequestGates(db, slug, input, now, localProof(db, slug, input, now));
+	const { request, identifier, proof: proven } = gates;
 
 	const items = JSON.parse(request.items) as TemplateItem[];
 	const existing = await store.findAnswer(db, request.id, caller.accountId);

@@ -1,7 +1,8 @@
 // HTTP for `/dav/s/{slug}/` (spec "Shares"; RFC 6352): a read-only CardDAV addressbook of one
-// card, `contact.vcf`. Only an active share without a password or handshake is served; any other
-// answers 404 as a missing slug would. GET of the card and a REPORT returning it take a view (the
-// resolve's, kind `addressbook`); PROPFIND, OPTIONS, HEAD and a 304 take none. Writes are 405.
+// card, `contact.vcf`. Its gates are the shares feature's for the `carddav` reader: only an
+// active share without a password or handshake is served; any other answers 404 as a missing slug
+// would. GET of the card and a REPORT returning it take a view (the resolve's, kind
+// `addressbook`); PROPFIND, OPTIONS, HEAD and a 304 take none. Writes are 405.
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { FastifyError, FastifyReply, FastifyRequest, FastifySchema } from "fastify";
 import { Type } from "typebox";
@@ -9,9 +10,7 @@ import { publicOrigin } from "../../config.ts";
 import { AppError } from "../../http/errors.ts";
 import { sendProblem, toAppError } from "../../http/problem.ts";
 import { errors } from "../../http/schemas.ts";
-import { checkStatus } from "../shares/gates.ts";
-import { findBySlug } from "../shares/public.ts";
-import type { PublicLinkRow } from "../shares/public-queries.ts";
+import { findBySlug, type PublicLinkRow, passGates } from "../shares/service.ts";
 import {
 	type Book,
 	type Place,
@@ -88,13 +87,10 @@ export const davRoutes: FastifyPluginAsyncTypebox<{ ctx: FormatsContext }> = asy
 		return sendProblem(reply, problem);
 	});
 
-	/** The share, if the addressbook serves it: active, without a password, without a handshake. */
+	/** The share, if the addressbook serves it (the `carddav` reader's gates, short of the view). */
 	async function open(slug: string, now: number): Promise<PublicLinkRow> {
 		const link = await findBySlug(ctx, slug);
-		await checkStatus(ctx, link, now);
-		if (link.password_hash !== null || link.require_handshake === 1) {
-			throw new AppError("link_not_found", "A share with a password or a handshake has no address book");
-		}
+		await passGates(ctx, "carddav", link, {}, now);
 		return link;
 	}
 
@@ -177,7 +173,7 @@ export const davRoutes: FastifyPluginAsyncTypebox<{ ctx: FormatsContext }> = asy
 				const onCard = target === "card";
 				const reaches = reachesCard(r, place(link.slug), onCard, depth, origin);
 				const model = readsValues(r, reaches)
-					? await readWithView(ctx, link, {}, now, "addressbook")
+					? await readWithView(ctx, link, {}, now, "carddav")
 					: await current(ctx, link, now);
 				return multi(reply, report(r, book(link, model), depth, onCard, origin));
 			},
@@ -213,8 +209,8 @@ export const davRoutes: FastifyPluginAsyncTypebox<{ ctx: FormatsContext }> = asy
 					ifNoneMatch: parseIfNoneMatch(request.headers["if-none-match"]),
 					head: request.method === "HEAD",
 					etag,
-					handshakeFirst: false,
-					kind: "addressbook",
+					reader: "carddav",
+					client: {},
 				},
 				now,
 			);

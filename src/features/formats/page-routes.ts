@@ -13,8 +13,7 @@ import { AppError } from "../../http/errors.ts";
 import { sendProblem, toAppError } from "../../http/problem.ts";
 import { errors } from "../../http/schemas.ts";
 import { contentDisposition } from "../../lib/sniff.ts";
-import { findBySlug } from "../shares/public.ts";
-import type { PublicLinkRow } from "../shares/public-queries.ts";
+import { findBySlug, isUngated, type PublicLinkRow, type ShareReader } from "../shares/service.ts";
 import { appPage, type PageContext, passwordPage, refusalPage, sharePage } from "./html.ts";
 import {
 	asksForHtml,
@@ -32,6 +31,9 @@ const SHARE_PAGE_CSP =
 	"default-src 'none'; style-src 'self'; img-src data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
 const ROBOTS = "noindex, nofollow";
 const FORM_BODY_LIMIT = 4096;
+
+/** The reader of each format, whose gates it passes (shares' READER_GATES). */
+const READERS: Record<Format, ShareReader> = { html: "page", csv: "csv", vcf: "vcard", ics: "ical" };
 
 const Slug = Type.Object({ slug: Type.String({ minLength: 1, maxLength: 128 }) });
 const FormatParam = Type.Union(
@@ -178,8 +180,9 @@ export const pageRoutes: FastifyPluginAsyncTypebox<{ ctx: FormatsContext }> = as
 					ifNoneMatch: ask.posted ? undefined : parseIfNoneMatch(request.headers["if-none-match"]),
 					head: request.method === "HEAD",
 					etag: (model) => etagOf(model, format, lang),
-					handshakeFirst: ask.pages,
-					kind: "page",
+					reader: READERS[format],
+					// A browser cannot prove an identity: the page tells it to open the app instead.
+					client: { browser: ask.pages },
 				},
 				app.clock.now(),
 			);
@@ -211,7 +214,8 @@ export const pageRoutes: FastifyPluginAsyncTypebox<{ ctx: FormatsContext }> = as
 			.header("content-security-policy", SHARE_PAGE_CSP)
 			.header("content-language", lang);
 		if (read.kind === "headers") return reply.send("");
-		const plain = link.password_hash === null && link.require_handshake === 0;
+		// The format links and the addressbook are offered only where they open: on an ungated share.
+		const plain = isUngated(link);
 		return reply.send(
 			sharePage(model, pageContext(lang), {
 				formatLinks: plain,

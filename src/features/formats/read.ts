@@ -1,14 +1,21 @@
 // A read of a share through its page, its formats or its addressbook (spec "Shares": `/s/{slug}`,
 // `/dav/s/{slug}/`), with the view rule of docs/api.md "Share page and formats": an answer that
-// carries values is a resolve (the shares feature's own, with its gates, its one atomic view and
-// its file tokens); a conditional or HEAD answer passes the same gates short of the view and is
-// decided on the ETag of what the share grants now, read without taking a view.
-import { AppError } from "../../http/errors.ts";
-import type { SharesContext } from "../shares/context.ts";
-import { checkStatus, type GateInput, passGates, type ViewKind } from "../shares/gates.ts";
-import { readGrants, sharedRecord, sharedSections } from "../shares/granted.ts";
-import { resolveLink } from "../shares/public.ts";
-import type { PublicLinkRow } from "../shares/public-queries.ts";
+// carries values is a resolve (the shares feature's own, with the reader's gates as the shares
+// feature lists them, its one atomic view and its file tokens); a conditional or HEAD answer
+// passes the same gates short of the view and is decided on the ETag of what the share grants
+// now, read without taking a view.
+import {
+	type Client,
+	type GateInput,
+	type PublicLinkRow,
+	passGates,
+	readGrants,
+	resolveLink,
+	type ShareReader,
+	type SharesContext,
+	sharedRecord,
+	sharedSections,
+} from "../shares/service.ts";
 import { type ShareModel, shareModel } from "./model.ts";
 import { templateTypes } from "./store.ts";
 
@@ -29,16 +36,17 @@ export async function current(ctx: FormatsContext, link: PublicLinkRow, now: num
 	return shareModel(link, shared, types, ctx.server, ctx.etagKey);
 }
 
-/** A resolve (one view, file tokens) as the share model. */
+/** A resolve through `reader`'s gates (its view, file tokens) as the share model. */
 export async function readWithView(
 	ctx: FormatsContext,
 	link: PublicLinkRow,
 	input: GateInput,
 	now: number,
-	kind: ViewKind,
+	reader: ShareReader,
+	client: Client = {},
 ): Promise<ShareModel> {
 	const [resolved, types] = await Promise.all([
-		resolveLink(ctx, link, input, now, kind),
+		resolveLink(ctx, link, input, now, reader, client),
 		templateTypes(ctx.db, link, now),
 	]);
 	return shareModel(link, resolved, types, ctx.server, ctx.etagKey);
@@ -58,9 +66,9 @@ export interface ReadRequest {
 	head: boolean;
 	/** The ETag the answer will carry, from the model (format and language decide it too). */
 	etag(model: ShareModel): string;
-	/** Refuse a share needing a proven identity before asking for its password (the page cannot prove one). */
-	handshakeFirst: boolean;
-	kind: ViewKind;
+	/** Whose gates it passes (shares' READER_GATES), and who asks (a browser cannot prove an identity). */
+	reader: ShareReader;
+	client: Client;
 }
 
 /** Reads a share for one answer: values with a view, or unchanged/headers without one. */
@@ -70,21 +78,17 @@ export async function readShare(
 	req: ReadRequest,
 	now: number,
 ): Promise<Read> {
-	if (req.handshakeFirst && link.require_handshake === 1) {
-		await checkStatus(ctx, link, now);
-		throw new AppError("challenge_required", "This share needs a proven identity: open it in the app");
-	}
 	if (req.head || req.ifNoneMatch !== undefined) {
 		// Read first, gates next: a value never leaves before the gates pass, and a stale tag goes
 		// on to the resolve below without paying for the password gate twice.
 		const model = await current(ctx, link, now);
 		const tag = req.etag(model);
 		if (req.head || matches(req.ifNoneMatch ?? [], tag)) {
-			await passGates(ctx, link, req.input, now);
+			await passGates(ctx, req.reader, link, req.input, now, req.client);
 			return { kind: req.head && !matches(req.ifNoneMatch ?? [], tag) ? "headers" : "unchanged", model };
 		}
 	}
-	return { kind: "values", model: await readWithView(ctx, link, req.input, now, req.kind) };
+	return { kind: "values", model: await readWithView(ctx, link, req.input, now, req.reader, req.client) };
 }
 
 /** `If-None-Match` as a list of opaque tags (weak comparison, RFC 9110 §13.1.2), `*` included. */

@@ -4,7 +4,7 @@
 import crypto from "node:crypto";
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { serverClaim } from "../server/service.ts";
-import { sharesContext } from "../shares/context.ts";
+import { sharesContext } from "../shares/service.ts";
 import { davRoutes } from "./dav-routes.ts";
 import { pageRoutes } from "./page-routes.ts";
 

@@ -1,20 +1,18 @@
 // The requester's half of a remote answer (`POST /api/public/requests/{slug}/remote`), called by
-// the responder's server. Every gate of a local answer runs (request status, password, identifier,
-// proven identity), then the grant is read once with its token to confirm it resolves and its
+// the responder's server. Every gate of a local answer runs (answers' `passRequestGates`: request
+// status, password, identifier, proven identity, here vouched for by the relaying server), then the grant is read once with its token to confirm it resolves and its
 // values are checked against the template. Only the grant's address (server and id), token and
 // keys are kept, never its values; the submission callback carries the values as read now.
 import type { Kysely } from "kysely";
 import type { Database, RequestAnswerTable } from "../../db/schema.ts";
 import { AppError } from "../../http/errors.ts";
 import { newId } from "../../lib/crypto.ts";
-import { isDomainName, type PeerOptions, resolvePeerKey } from "../../lib/peer.ts";
-import { checkValue } from "../answers/submit.ts";
+import { isDomainName, type PeerKey, type PeerOptions, resolvePeerKey } from "../../lib/peer.ts";
+import { checkValue, passRequestGates } from "../answers/service.ts";
 import { enqueueGrantEvent, enqueueSubmission } from "../callbacks/service.ts";
 import { verifyChallenge } from "../challenges/service.ts";
 import { invalidField, isUniqueViolation } from "../collections/fields.ts";
 import { fetchPeerStanding, verifyPeerIdentity } from "../identity/trust.ts";
-import { openForAnswers } from "../requests/service.ts";
-import { checkPassword } from "../shares/gates.ts";
 import type { TemplateItem } from "../vault/templates/service.ts";
 import { postPeerJson } from "./peer-client.ts";
 import type { GrantValue } from "./resolve.ts";
@@ -97,38 +95,38 @@ function checkTemplate(
 	return data;
 }
 
-export async function acceptRemoteAnswer(deps: AcceptDeps, slug: string, input: RemoteAnswerInput) {
-	const { db, now } = deps;
-	const request = await openForAnswers(db, slug, now);
-	await checkPassword(request.password_hash, input.password);
-	const identifier = (input.identifier ?? "").trim();
-	if (request.requires_identifier === 1 && identifier === "") {
-		throw invalidField("identifier", "is required by this request");
-	}
-	const server = input.server.toLowerCase();
-	if (!isDomainName(server)) throw invalidField("server", "must be a domain name");
+/** The relaying server, asked as itself, and the identity it vouched for (when one was wanted). */
+interface RemoteProof {
+	server: string;
+	pin: Extract<PeerKey, { state: "verified" }>;
+	fingerprint?: string | undefined;
+}
 
-	// The relaying server, as its DNS pin names it: its grants are read and its identities checked there.
-	const offered = Boolean(input.challengeNonce || input.challengeSignature);
-	const handshake = request.require_handshake === 1 || offered;
-	if (handshake && (!input.challengeNonce || !input.challengeSignature))
-		throw new AppError("challenge_required");
-	if (handshake && !input.identity) {
-		throw new AppError("remote_identity_invalid", "A proven identity needs the identity its server issued");
-	}
-	const pin = await resolvePeerKey(server, deps.peer);
-	if (pin.state === "unreachable") throw unreachable(`${server}: ${pin.reason}`);
-	if (pin.state !== "verified") throw unreachable(`${server} cannot be asked as itself: ${pin.reason}`);
-
-	let fingerprint: string | undefined;
-	if (handshake && input.identity) {
+/**
+ * The proven-identity gate of a remote answer, and the relaying server it needs either way: named
+ * by a domain, asked as itself (its DNS pin); an identity it issued, signing this request's
+ * challenge, and active by its word.
+ */
+function remoteProof(deps: AcceptDeps, slug: string, input: RemoteAnswerInput) {
+	return async (wanted: boolean): Promise<RemoteProof> => {
+		const server = input.server.toLowerCase();
+		if (!isDomainName(server)) throw invalidField("server", "must be a domain name");
+		if (wanted && (!input.challengeNonce || !input.challengeSignature))
+			throw new AppError("challenge_required");
+		if (wanted && !input.identity) {
+			throw new AppError("remote_identity_invalid", "A proven identity needs the identity its server issued");
+		}
+		const pin = await resolvePeerKey(server, deps.peer);
+		if (pin.state === "unreachable") throw unreachable(`${server}: ${pin.reason}`);
+		if (pin.state !== "verified") throw unreachable(`${server} cannot be asked as itself: ${pin.reason}`);
+		if (!wanted || !input.identity) return { server, pin };
 		// Issued by the relaying server: the certificate is the one fingerprinted and its pinned root signed it.
 		const issued = await verifyPeerIdentity(server, input.identity, deps.peer, pin);
 		if (issued.state === "unreachable") throw unreachable(`${server}: ${issued.reason}`);
 		if (issued.state !== "verified") throw new AppError("remote_identity_invalid", issued.reason);
 		// It signed this request's challenge (issued here; spent on sight, right or wrong).
 		await verifyChallenge(
-			db,
+			deps.db,
 			{
 				scope: "request",
 				slug,
@@ -136,7 +134,7 @@ export async function acceptRemoteAnswer(deps: AcceptDeps, slug: string, input: 
 				signature: input.challengeSignature,
 				publicKey: issued.publicKey.export({ type: "spki", format: "pem" }).toString(),
 			},
-			now,
+			deps.now,
 		);
 		// And that server reports it active.
 		const standing = await fetchPeerStanding(server, issued.fingerprint, deps.peer, pin);
@@ -146,8 +144,15 @@ export async function acceptRemoteAnswer(deps: AcceptDeps, slug: string, input: 
 		if (standing.status !== "active") {
 			throw new AppError("remote_identity_invalid", `${server} does not vouch for this identity`);
 		}
-		fingerprint = issued.fingerprint;
-	}
+		return { server, pin, fingerprint: issued.fingerprint };
+	};
+}
+
+export async function acceptRemoteAnswer(deps: AcceptDeps, slug: string, input: RemoteAnswerInput) {
+	const { db, now } = deps;
+	const gates = await passRequestGates(db, slug, input, now, remoteProof(deps, slug, input));
+	const { request, identifier } = gates;
+	const { server, pin, fingerprint } = gates.proof;
 
 	// The grant read once with its token: it must resolve, and its values must answer the template.
 	const [item] = await readRemoteGrants(

@@ -3,12 +3,13 @@
 // out with a token and a wrong token answer the same `not_found` item: the same body, and the same
 // work (one look-up, one hash, one constant-time compare against a stand-in hash when nothing was
 // found). Reading a grant consumes no view: views cap the readers of a slug, and a grant is read
-// by the server that holds it every `maxAge` seconds (docs/api.md "Grants between servers").
+// by the server that holds it every `maxAge` seconds (docs/api.md "Grants between servers"). Its
+// gates are the shares feature's for the `grantRead` reader: the status as it stands, values only
+// while active.
 import type { Kysely } from "kysely";
 import type { Database } from "../../db/schema.ts";
 import { safeEqual, sha256Hex } from "../../lib/crypto.ts";
-import { grantsOf } from "../shares/granted.ts";
-import { effectiveStatus } from "../shares/lifecycle.ts";
+import { grantsOf, peekStatus } from "../shares/service.ts";
 import { currentValue, fileMeta } from "../vault/records/reader.ts";
 import * as store from "./store.ts";
 
@@ -73,14 +74,13 @@ async function answer(
 	const matches = safeEqual(sha256Hex(ask.token), row?.token_hash ?? STAND_IN);
 	if (!row || !matches)
 		return { id: ask.id, status: "not_found", code: "not_found", maxAge, notModified: false };
-	const status = effectiveStatus(row, now);
+	const { status, values: readable } = peekStatus("grantRead", row, now);
 	// A sign-in link the person revoked is withdrawn for good (the next sign-in that shares makes a
 	// new one): the service holds nothing any more, as if the grant had never been handed out.
 	if (row.sign_in_client !== null && status === "revoked") {
 		return { id: ask.id, status: "not_found", code: "not_found", maxAge, notModified: false };
 	}
-	// Values only while the grant is active.
-	const values = status === "active" ? await grantValues(db, row) : undefined;
+	const values = readable ? await grantValues(db, row) : undefined;
 	const etag = grantEtag(status, values);
 	if (ask.etag !== undefined && safeEqual(ask.etag, etag)) {
 		return { id: ask.id, status, etag, maxAge, notModified: true };

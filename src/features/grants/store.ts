@@ -3,7 +3,7 @@ import type { Kysely, Transaction } from "kysely";
 import type { Dialect } from "../../db/index.ts";
 import * as outbox from "../../db/outbox.ts";
 import type { Database, GrantTokenTable, PeerEventTable } from "../../db/schema.ts";
-import { resolvesAnyOf } from "../answers/store.ts";
+import { resolvesAnyOf } from "../shares/service.ts";
 
 type Db = Kysely<Database> | Transaction<Database>;
 

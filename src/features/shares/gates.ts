@@ -1,16 +1,31 @@
-// The gates of a share, as ordered named checks (spec "Link (share) status", resolve rules): every
-// reader of a share (the resolve, the share page, the addressbook, remote answers) runs them in
-// this order, with these codes: status, password, handshake, then one view taken atomically.
-// Requests reuse the password and handshake gates for their answers.
-import type { ReadKind } from "../../db/schema.ts";
-import { AppError } from "../../http/errors.ts";
-import { newId } from "../../lib/crypto.ts";
-import { verifyPassword } from "../../lib/password.ts";
-import { type ChallengeScope, type ProvenIdentity, verifyChallenge } from "../challenges/service.ts";
+// The gates of a share, as ordered named checks (spec "Link (share) status", resolve rules), and
+// the one table of which reader runs which. The checks, in this order, with these codes:
+//   1. status     gates/checks.ts checkStatus (or its token and peek forms): only an active share
+//                 is read; "open" itself (cap, expiry) is gates/open.ts, in JavaScript and in SQL
+//   2. password   checkPassword: link_password_required, then link_password_invalid
+//   3. handshake  checkHandshake: a challenge of this slug signed by the identity
+//   4. view       takeView: one view taken atomically, logged with its kind
+// Requests reuse the password and handshake gates for their answers (answers/service.ts).
+// The resolve of an ungated share takes its view in one statement (public-queries/open-resolve.ts)
+// whose conditions are gates/open.ts's; anything it does not take comes here.
+import type { ProvenIdentity } from "../challenges/service.ts";
 import type { SharesContext } from "./context.ts";
-import { runLinkStatus } from "./grant-hooks.ts";
-import { effectiveStatus, expireLink, type LinkStatus } from "./lifecycle.ts";
+import {
+	checkHandshake,
+	checkPassword,
+	type GateInput,
+	passStatus,
+	refuseGated,
+	refuseUnprovable,
+	type StatusPolicy,
+	takeView,
+	type ViewKind,
+} from "./gates/checks.ts";
+import { effectiveStatus, type LinkStatus } from "./gates/open.ts";
 import type { PublicLinkRow } from "./public-queries.ts";
+
+export { checkHandshake, checkPassword, type GateInput, type ViewKind } from "./gates/checks.ts";
+export { isUngated } from "./gates/open.ts";
 
 /**
  * Every gate a reader of a share may have to honour, as the gate-by-reader test names them
@@ -47,83 +62,90 @@ export const SHARE_READERS = [
 ] as const;
 export type ShareReader = (typeof SHARE_READERS)[number];
 
-/** What a reader may present at the gates (the resolve body; all optional). */
-export interface GateInput {
-	password?: string | undefined;
-	identityId?: string | undefined;
-	challengeNonce?: string | undefined;
-	challengeSignature?: string | undefined;
+/** Which checks one reader runs (READER_GATES). */
+export interface ReaderGates {
+	/** The status gate: `refuse`, `report`, `token` or `peek` (gates/checks.ts `passStatus`). */
+	status: StatusPolicy;
+	/**
+	 * The password and handshake gates: `ask` (password, then proven identity, in that order);
+	 * `appOnly` (asked by a browser, which cannot prove an identity: a share needing one is refused
+	 * with challenge_required before its password is asked; other clients as `ask`); `ungatedOnly`
+	 * (a share behind either answers link_not_found, with `detail`); `none` (not this reader's: it
+	 * presents a token minted by a read that passed them, or reports them).
+	 */
+	secrets: "ask" | "appOnly" | "ungatedOnly" | "none";
+	/** The read-log kind of the one view it takes when its answer carries values; null: it takes none. */
+	view: ViewKind | null;
+	detail?: string;
 }
 
-/** A share read in any status but active says which, as a 404 (design: no more than a missing slug). */
-export function refuseStatus(status: LinkStatus): never {
-	if (status === "paused") throw new AppError("link_paused", "The share is paused");
-	if (status === "revoked") throw new AppError("link_revoked", "The share was revoked");
-	throw new AppError("link_expired", "The share has expired");
+/** Which reader runs which checks, in one place; each reader's code asks this table. */
+export const READER_GATES: Record<ShareReader, ReaderGates> = {
+	// POST /api/public/links/{slug}/probe: reports the gates (requiresPassword, requireHandshake).
+	probe: { status: "report", secrets: "none", view: null },
+	// POST /api/public/links/{slug}; an ungated share at once (gates/open.ts in its SQL).
+	resolve: { status: "refuse", secrets: "ask", view: "api" },
+	// /s/{slug} as the HTML page; HEAD and a 304 pass the gates without the view.
+	page: { status: "refuse", secrets: "appOnly", view: "page" },
+	csv: { status: "refuse", secrets: "ask", view: "page" },
+	vcard: { status: "refuse", secrets: "ask", view: "page" },
+	ical: { status: "refuse", secrets: "ask", view: "page" },
+	// /dav/s/{slug}/: GET of the card and REPORT take the view; PROPFIND, OPTIONS, HEAD, 304 none.
+	carddav: {
+		status: "refuse",
+		secrets: "ungatedOnly",
+		view: "addressbook",
+		detail: "A share with a password or a handshake has no address book",
+	},
+	// downloadToken and archiveToken: the view is the resolve's that minted them (read kinds file,
+	// archive). The owner's archive (/api/links/{id}/archive) is no reader of the share: the owner
+	// reads their own, in any status, and claims no view.
+	fileToken: { status: "token", secrets: "none", view: null },
+	archive: { status: "token", secrets: "none", view: null },
+	// POST /api/grants/resolve: the grant's token is its credential; values while active.
+	grantRead: { status: "peek", secrets: "none", view: null },
+	// A sign-in link's claims are read as grants are (oidc reads them through the grant read).
+	oidcClaims: { status: "peek", secrets: "none", view: null },
+	// GET /api/requests/{id}/links: the requester reads the answers it collected; values while active.
+	remoteAnswer: { status: "peek", secrets: "none", view: null },
+};
+
+/** A reader who passed the gates: the status it sees and who it proved to be (handshake shares). */
+export interface Passed {
+	status: LinkStatus;
+	reader: ProvenIdentity | undefined;
 }
 
-/** Status gate: only an active share is read; one found past its expiry is expired now, once. */
-export async function checkStatus(ctx: SharesContext, link: PublicLinkRow, now: number): Promise<void> {
-	const status = effectiveStatus(link, now);
-	if (status !== link.status) await expireLink(ctx.q, ctx.db, ctx.hooks, link.id, now);
-	if (status !== "active") refuseStatus(status);
-}
-
-/** Password gate: a share or request with a password needs it (required, then invalid). */
-export async function checkPassword(hash: string | null, password: string | undefined): Promise<void> {
-	if (hash === null) return;
-	if (typeof password !== "string" || password === "") throw new AppError("link_password_required");
-	if (!(await verifyPassword(password, hash))) throw new AppError("link_password_invalid");
-}
-
-/** Handshake gate: when required, a spent-on-sight nonce for this scope and slug, signed by the identity. */
-export async function checkHandshake(
-	ctx: Pick<SharesContext, "db">,
-	gate: { required: boolean; scope: ChallengeScope; slug: string },
-	input: GateInput,
-	now: number,
-): Promise<ProvenIdentity | undefined> {
-	if (!gate.required) return undefined;
-	return verifyChallenge(
-		ctx.db,
-		{
-			scope: gate.scope,
-			slug: gate.slug,
-			nonce: input.challengeNonce,
-			signature: input.challengeSignature,
-			...(input.identityId ? { identityId: input.identityId } : {}),
-		},
-		now,
-	);
+/** Who asks, where a reader's gates depend on it: a browser cannot prove an identity. */
+export interface Client {
+	browser?: boolean;
 }
 
 /**
- * View gate: one conditional UPDATE. A concurrent reader who took the last permitted view leaves
- * nothing to take, and the loser is refused as the status gate would now refuse it. Answers the
- * view count after this read; the view that reaches the cap expires the share in the same statement,
- * and the read is logged with it (docs/api.md "Read log").
+ * `reader`'s gates before the view, in order (READER_GATES). Alone, for answers that carry no
+ * value (a 304, a HEAD, a PROPFIND) yet must be refused exactly as a read would be.
  */
-export async function takeView(
+export async function passGates(
 	ctx: SharesContext,
+	reader: ShareReader,
 	link: PublicLinkRow,
+	input: GateInput,
 	now: number,
-	read: { kind: ViewKind; reader: string | null },
-): Promise<number> {
-	const { kind, reader } = read;
-	const [taken] = await ctx.q.takeView(ctx.db, { id: link.id, now, readId: newId(), kind, reader });
-	if (!taken) {
-		const [again] = await ctx.q.linkBySlug(ctx.db, { slug: link.slug });
-		const current = again ? effectiveStatus(again, now) : "revoked";
-		refuseStatus(current === "active" ? "expired" : current);
+	client: Client = {},
+): Promise<Passed> {
+	const gates = READER_GATES[reader];
+	const status = await passStatus(ctx, gates.status, link, now);
+	const secrets = gates.secrets === "appOnly" && !client.browser ? "ask" : gates.secrets;
+	if (secrets === "ungatedOnly") refuseGated(link, gates.detail ?? "");
+	if (secrets === "appOnly") refuseUnprovable(link);
+	if (secrets === "ask" || secrets === "appOnly") {
+		await checkPassword(link.password_hash, input.password);
+		const required = link.require_handshake === 1;
+		const proven = await checkHandshake(ctx, { required, scope: "link", slug: link.slug }, input, now);
+		return { status, reader: proven };
 	}
-	if (taken.status === "expired") {
-		await runLinkStatus(ctx.hooks, ctx.db, { link: link.id, from: "active", to: "expired" }, now);
-	}
-	return taken.view_count;
+	return { status, reader: undefined };
 }
-
-/** How a view was taken, as the read log records it (docs/api.md "Read log"). */
-export type ViewKind = Exclude<ReadKind, "file" | "archive">;
 
 /** A reader who passed every gate: who they proved to be (handshake shares) and the view they took. */
 export interface Admitted {
@@ -131,35 +153,32 @@ export interface Admitted {
 	view: number;
 }
 
-/**
- * The gates before the view, in the spec's order: status, password, handshake. Alone, for answers
- * that carry no value (a 304, a HEAD) yet must be refused exactly as a read would be.
- */
-export async function passGates(
-	ctx: SharesContext,
-	link: PublicLinkRow,
-	input: GateInput,
-	now: number,
-): Promise<ProvenIdentity | undefined> {
-	await checkStatus(ctx, link, now);
-	await checkPassword(link.password_hash, input.password);
-	return checkHandshake(
-		ctx,
-		{ required: link.require_handshake === 1, scope: "link", slug: link.slug },
-		input,
-		now,
-	);
-}
-
-/** Runs a share's gates in the spec's order for one read that consumes a view. */
+/** Runs `reader`'s gates in order for one read that takes its view (READER_GATES[reader].view). */
 export async function admit(
 	ctx: SharesContext,
+	reader: ShareReader,
 	link: PublicLinkRow,
 	input: GateInput,
 	now: number,
-	kind: ViewKind,
+	client: Client = {},
 ): Promise<Admitted> {
-	const reader = await passGates(ctx, link, input, now);
-	const view = await takeView(ctx, link, now, { kind, reader: reader?.fingerprint ?? null });
-	return { reader, view };
+	const kind = READER_GATES[reader].view;
+	if (kind === null) throw new Error(`admit: the ${reader} reader takes no view`);
+	const passed = await passGates(ctx, reader, link, input, now, client);
+	const view = await takeView(ctx, link, now, { kind, reader: passed.reader?.fingerprint ?? null });
+	return { reader: passed.reader, view };
+}
+
+/**
+ * The status gate of a reader that reports the status and reads values only while it is active
+ * (`peek`: the grant read, the answers a request collected), for a row read without its gates.
+ */
+export function peekStatus(
+	reader: ShareReader,
+	link: Parameters<typeof effectiveStatus>[0],
+	now: number,
+): { status: LinkStatus; values: boolean } {
+	if (READER_GATES[reader].status !== "peek") throw new Error(`peekStatus: ${reader} does not peek`);
+	const status = effectiveStatus(link, now);
+	return { status, values: status === "active" };
 }

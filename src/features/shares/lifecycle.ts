@@ -6,11 +6,14 @@ import type { Database, LinkTable } from "../../db/schema.ts";
 import { AppError } from "../../http/errors.ts";
 import { newId, randomToken } from "../../lib/crypto.ts";
 import { createNotification } from "../notifications/service.ts";
+import { effectiveStatus, type LinkStatus } from "./gates/open.ts";
 import { type GrantHooks, runLinkStatus } from "./grant-hooks.ts";
-import { capReached, type PublicQueries, publicQueries } from "./public-queries.ts";
+import { type PublicQueries, publicQueries } from "./public-queries.ts";
 import * as store from "./store.ts";
 
-export type LinkStatus = LinkTable["status"];
+// The status a reader sees is the status gate's (gates/open.ts); other features ask it here.
+export { effectiveStatus, type LinkStatus };
+
 type Db = Kysely<Database> | Transaction<Database>;
 
 /** Bytes of a slug: 256 bits from the CSPRNG, base64url (design: at least 128). */
@@ -51,19 +54,6 @@ export async function createLink(
 	await store.insertLink(db, row);
 	await store.replaceGrants(db, row.id, grants.records, grants.sections);
 	return row.id;
-}
-
-/**
- * The status a reader sees now: an active share past its expiry, or whose views reached its cap
- * (the owner lowered `maxViews` to the views already taken), is expired.
- */
-export function effectiveStatus(
-	link: Pick<LinkTable, "status" | "expires_at" | "max_views" | "view_count">,
-	now: number,
-): LinkStatus {
-	if (link.status !== "active") return link.status;
-	const pastExpiry = link.expires_at !== null && link.expires_at <= now;
-	return pastExpiry || capReached(link) ? "expired" : "active";
 }
 
 export function isWatermarked(link: Pick<LinkTable, "stamp" | "purpose">): boolean {

@@ -6,10 +6,10 @@ import { newId } from "../../lib/crypto.ts";
 import type { ProvenIdentity } from "../challenges/service.ts";
 import { sharerOf } from "../server/service.ts";
 import type { SharesContext } from "./context.ts";
-import { type Admitted, admit, type GateInput, type ViewKind } from "./gates.ts";
+import { type Admitted, admit, type Client, type GateInput, passGates, type ShareReader } from "./gates.ts";
 import { runLinkStatus } from "./grant-hooks.ts";
 import { type Granted, orderGrants, readGrants, sharedRecord, sharedSections } from "./granted.ts";
-import { effectiveStatus, expireLink, isWatermarked } from "./lifecycle.ts";
+import { isWatermarked } from "./lifecycle.ts";
 import type { PublicLinkRow } from "./public-queries.ts";
 import { mintFileTokens } from "./tokens.ts";
 
@@ -32,8 +32,7 @@ function sharer(link: PublicLinkRow, ctx: SharesContext) {
 export async function probe(ctx: SharesContext, slug: string, now: number, arrived = performance.now()) {
 	const link = await ctx.q.probeLink(slug, arrived);
 	if (!link) throw new AppError("link_not_found");
-	const status = effectiveStatus(link, now);
-	if (status !== link.status) await expireLink(ctx.q, ctx.db, ctx.hooks, link.id, now);
+	const { status } = await passGates(ctx, "probe", link, {}, now);
 	return {
 		slug: link.slug,
 		label: link.label,
@@ -78,18 +77,22 @@ export async function resolve(ctx: SharesContext, slug: string, input: ResolveIn
 		const granted = orderGrants(open.records, open.sections);
 		return answer(ctx, open, granted, { reader: undefined, view: open.view_count }, now);
 	}
-	return resolveLink(ctx, await findBySlug(ctx, slug), input, now, "api");
+	return resolveLink(ctx, await findBySlug(ctx, slug), input, now, "resolve");
 }
 
-/** The resolve of a share already found by its slug (the share page reads the row first). */
+/**
+ * The resolve of a share already found by its slug, through `reader`'s gates and taking its view
+ * (the share page and the addressbook read the row first).
+ */
 export async function resolveLink(
 	ctx: SharesContext,
 	link: PublicLinkRow,
 	input: ResolveInput,
 	now: number,
-	kind: ViewKind,
+	reader: ShareReader,
+	client: Client = {},
 ) {
-	const admitted = await admit(ctx, link, input, now, kind);
+	const admitted = await admit(ctx, reader, link, input, now, client);
 	return answer(ctx, link, await readGrants(ctx, link), admitted, now);
 }
 

@@ -1,6 +1,7 @@
-// What other features ask of shares beyond reading one by slug: the stamp line for a preview, and
-// for answers (which are shares in the responder's workspace) keeping the answer's share and
-// asking what it grants. Nothing outside this feature touches its store or compiled queries.
+// What other features ask of shares: the readers of a share by slug (the formats and the
+// addressbook) and their gates, the stamp line for a preview, and for answers (which are shares
+// in the responder's workspace) keeping the answer's share and asking what it grants. Nothing
+// outside this feature touches its store or compiled queries.
 import type { Kysely, Transaction } from "kysely";
 import type { Database, LinkTable } from "../../db/schema.ts";
 import { AppError } from "../../http/errors.ts";
@@ -8,6 +9,31 @@ import type { GrantHooks } from "./grant-hooks.ts";
 import { grantsOf } from "./granted.ts";
 import { changeLinkStatus, createLink, effectiveStatus, type LinkStatus, type NewLink } from "./lifecycle.ts";
 import * as store from "./store.ts";
+
+export { type SharesContext, sharesContext } from "./context.ts";
+export { effectiveStatus, pastExpirySql } from "./gates/open.ts";
+export {
+	type Client,
+	checkHandshake,
+	checkPassword,
+	type GateInput,
+	isUngated,
+	passGates,
+	peekStatus,
+	type ShareReader,
+} from "./gates.ts";
+export {
+	createGrantHooks,
+	type GrantHooks,
+	type LinkStatusChange,
+	type RecordsChange,
+	runRecordsChanged,
+} from "./grant-hooks.ts";
+export { grantsOf, readGrants, sharedRecord, sharedSections } from "./granted.ts";
+export { changeLinkStatus, createLink, expireLinks, isWatermarked } from "./lifecycle.ts";
+export { findBySlug, resolveLink } from "./public.ts";
+export type { PublicLinkRow } from "./public-queries.ts";
+export { resolvesAnyOf } from "./store.ts";
 
 type Db = Kysely<Database> | Transaction<Database>;
 

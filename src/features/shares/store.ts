@@ -217,3 +217,38 @@ export function findToolLink(db: Db, connectionId: string, id: string) {
 		.where("id", "=", id)
 		.executeTakeFirst();
 }
+
+/**
+ * The condition "this link resolves any of `records`": naming one, naming its section, or naming
+ * (or holding in a named section) a record that aliases one. For answer links (answers/store.ts) and
+ * for grants handed to another server (grants/store.ts), through the shares service.
+ */
+export function resolvesAnyOf(records: readonly string[]) {
+	const ids = [...records];
+	return (eb: ExpressionBuilder<Database, "links">) => {
+		const reached = eb
+			.selectFrom("records")
+			.select("records.id")
+			.where((w) => w.or([w("records.id", "in", ids), w("records.alias", "in", ids)]));
+		const reachedSections = eb
+			.selectFrom("records")
+			.select("records.section")
+			.where("records.section", "is not", null)
+			.where((w) => w.or([w("records.id", "in", ids), w("records.alias", "in", ids)]));
+		return eb.or([
+			eb(
+				"links.id",
+				"in",
+				eb.selectFrom("link_records").select("link_records.link").where("link_records.record", "in", reached),
+			),
+			eb(
+				"links.id",
+				"in",
+				eb
+					.selectFrom("link_sections")
+					.select("link_sections.link")
+					.where("link_sections.section", "in", reachedSections),
+			),
+		]);
+	};
+}

@@ -5,9 +5,8 @@ import { AppError } from "../../http/errors.ts";
 import { newId, randomToken, sha256Hex } from "../../lib/crypto.ts";
 import type { StoredFile } from "../vault/records/reader.ts";
 import type { SharesContext } from "./context.ts";
-import { refuseStatus } from "./gates.ts";
+import { passGates } from "./gates.ts";
 import { grantedFiles, readGrants } from "./granted.ts";
-import { effectiveStatus } from "./lifecycle.ts";
 import type { PublicLinkRow } from "./public-queries.ts";
 
 /** How long a `downloadToken` is good for (spec: single use; the lifetime is ours). */
@@ -58,9 +57,9 @@ export async function mintFileTokens(ctx: SharesContext, fileIds: readonly strin
 
 /**
  * Spends a token (first presentation, right or wrong), then checks it was minted for this share,
- * this kind (and record) and is within its time, and that the share may still be read: paused,
- * revoked or past its expiry refuses; a share expired by its view cap still honours the view the
- * token was minted by.
+ * this kind (and record) and is within its time, then runs the token readers' gates (gates.ts):
+ * paused, revoked or past its expiry refuses; a share expired by its view cap still honours the
+ * view the token was minted by.
  */
 async function spend(
 	ctx: SharesContext,
@@ -81,10 +80,7 @@ async function spend(
 		(want.kind === "archive" || spent.record === want.record) &&
 		spent.expires > now;
 	if (!bound) throw new AppError("file_download_invalid");
-	const status = effectiveStatus(link, now);
-	const byViewCap =
-		status === "expired" && link.status === "expired" && (link.expires_at === null || link.expires_at > now);
-	if (status !== "active" && !byViewCap) refuseStatus(status);
+	await passGates(ctx, want.kind === "download" ? "fileToken" : "archive", link, {}, now);
 	const read: FileRead = {
 		link: link.id,
 		workspace: link.workspace,
