@@ -558,6 +558,41 @@ describe("grant events", () => {
 		assert.equal((await collected(req.id)).items[0]?.status, "active");
 	});
 
+	test("an answer whose share expired (its view cap reached) is made again when answered again, never revived", async () => {
+		const req = await answered();
+		const id = (await answer(req.slug, { values: { email: "a@b.c" } })).json().responseId;
+		const before = (
+			await app.inject({ method: "GET", url: `${LINKS}/${id}`, headers: responder.headers })
+		).json();
+		await app.inject({ method: "POST", url: `/api/public/links/${before.slug}`, remoteAddress: nextIp() });
+		assert.equal((await patchLink(app, responder, id, { maxViews: 1 })).json().status, "expired");
+		await drain();
+		assert.equal((await collected(req.id)).items[0]?.status, "expired");
+		receiver.received.length = 0;
+
+		const again = await answer(req.slug, { values: { email: "a@b.c" } });
+		assert.equal(again.statusCode, 200, again.body);
+		assert.equal(again.json().responseId, id);
+		const after = (
+			await app.inject({ method: "GET", url: `${LINKS}/${id}`, headers: responder.headers })
+		).json();
+		assert.equal(after.status, "active");
+		assert.notEqual(after.slug, before.slug, "a share that expired is made again with a new address");
+		assert.equal(after.viewCount, 0);
+		const old = await app.inject({
+			method: "POST",
+			url: `/api/public/links/${before.slug}`,
+			remoteAddress: nextIp(),
+		});
+		assert.equal(old.statusCode, 404);
+		await drain();
+		assert.deepEqual(
+			events().map((e) => [e.event, e.status]),
+			[["grant.changed", "active"]],
+		);
+		assert.equal((await collected(req.id)).items[0]?.status, "active");
+	});
+
 	test("expiry: by the view cap at the read, by time in the sweep", async () => {
 		const req = await answered();
 		const id = (await answer(req.slug, { values: { email: "a@b.c" } })).json().responseId;

@@ -3,7 +3,7 @@
 // rows that other features cause, each in the caller's transaction.
 
 import type { Kysely, Transaction } from "kysely";
-import type { Database } from "../../db/schema.ts";
+import type { Database, RequestAnswerTable } from "../../db/schema.ts";
 
 export type { RemoteReader, RemoteValue } from "./collected.ts";
 export { localProof, type OpenRequest, passRequestGates, type RequestGateInput } from "./gates.ts";
@@ -25,4 +25,24 @@ export function applyRemoteStatus(db: Db, server: string, grantId: string, statu
 		.where((eb) => eb.or([eb("remote_at", "is", null), eb("remote_at", "<", at)]))
 		.returning(["id", "request"])
 		.executeTakeFirst();
+}
+
+/** The answer a remote grant already gave (one per server and grant), to be kept in place. */
+export function remoteAnswerOf(db: Db, server: string, grantId: string) {
+	return db
+		.selectFrom("request_answers")
+		.select(["id", "created", "request"])
+		.where("server", "=", server)
+		.where("grant_id", "=", grantId)
+		.executeTakeFirst();
+}
+
+/** Writes a remote answer's row (grants/accept.ts): new, or the existing one updated with its id and creation kept. */
+export async function keepRemoteAnswer(db: Db, row: RequestAnswerTable, exists: boolean): Promise<void> {
+	if (!exists) {
+		await db.insertInto("request_answers").values(row).execute();
+		return;
+	}
+	const { id, created: _created, ...changes } = row;
+	await db.updateTable("request_answers").set(changes).where("id", "=", id).execute();
 }

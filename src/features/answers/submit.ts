@@ -12,7 +12,7 @@ import { newId } from "../../lib/crypto.ts";
 import { enqueueGrantEvent, enqueueSubmission } from "../callbacks/service.ts";
 import { invalidField, isForeignKeyViolation } from "../collections/fields.ts";
 import { isWorkspaceIdentity } from "../identity/service.ts";
-import { renewLink } from "../shares/service.ts";
+import { renewShare } from "../shares/service.ts";
 import { dropMinted, mintValue, recordKinds, setMintedValue } from "../vault/records/minted.ts";
 import type { TemplateItem } from "../vault/templates/service.ts";
 import { localProof, passRequestGates } from "./gates.ts";
@@ -208,8 +208,9 @@ export async function submitAnswer(
 			const granted = p.order
 				.map((k) => minted.get(k) ?? p.linked.get(k))
 				.filter((id): id is string => id !== undefined);
-			const link = await renewLink(
+			const link = await renewShare(
 				trx,
+				linkId,
 				{
 					id: linkId,
 					workspace: workspaceId,

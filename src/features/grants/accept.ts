@@ -8,7 +8,7 @@ import type { Database, RequestAnswerTable } from "../../db/schema.ts";
 import { AppError } from "../../http/errors.ts";
 import { newId } from "../../lib/crypto.ts";
 import { isDomainName, type PeerKey, type PeerOptions, resolvePeerKey } from "../../lib/peer.ts";
-import { checkValue, passRequestGates } from "../answers/service.ts";
+import { checkValue, keepRemoteAnswer, passRequestGates, remoteAnswerOf } from "../answers/service.ts";
 import { enqueueGrantEvent, enqueueSubmission } from "../callbacks/service.ts";
 import { verifyChallenge } from "../challenges/service.ts";
 import { invalidField, isUniqueViolation } from "../collections/fields.ts";
@@ -171,12 +171,7 @@ export async function acceptRemoteAnswer(deps: AcceptDeps, slug: string, input: 
 	const result = await db
 		.transaction()
 		.execute(async (trx) => {
-			const existing = await trx
-				.selectFrom("request_answers")
-				.select(["id", "created", "request"])
-				.where("server", "=", server)
-				.where("grant_id", "=", input.grant.id)
-				.executeTakeFirst();
+			const existing = await remoteAnswerOf(trx, server, input.grant.id);
 			if (existing && existing.request !== request.id) {
 				throw invalidField("grant", "already answers another request");
 			}
@@ -202,12 +197,7 @@ export async function acceptRemoteAnswer(deps: AcceptDeps, slug: string, input: 
 				created: existing?.created ?? now,
 				updated: now,
 			};
-			if (existing) {
-				const { id: _id, created: _c, ...changes } = row;
-				await trx.updateTable("request_answers").set(changes).where("id", "=", id).execute();
-			} else {
-				await trx.insertInto("request_answers").values(row).execute();
-			}
+			await keepRemoteAnswer(trx, row, existing !== undefined);
 			await enqueueSubmission(
 				trx,
 				{

@@ -12,7 +12,7 @@ import { postPeerJson } from "../../lib/peer-client.ts";
 import { type AnswerInput, keepMinted, plan } from "../answers/submit.ts";
 import { invalidField } from "../collections/fields.ts";
 import { workspaceIdentity } from "../identity/service.ts";
-import { renewLink, takeBackLink } from "../shares/service.ts";
+import { renewShare, takeBackLink } from "../shares/service.ts";
 import { takeBackRecords } from "../vault/service.ts";
 import type { TemplateItem } from "../vault/templates/service.ts";
 import * as store from "./store.ts";
@@ -156,8 +156,9 @@ async function mintAnswer(
 				return id ? [[k, id]] : [];
 			}),
 		);
-		await renewLink(
+		await renewShare(
 			trx,
+			grant.linkId,
 			{
 				id: grant.linkId,
 				workspace: caller.workspaceId,

@@ -57,28 +57,6 @@ export async function shareStampFor(
 	return { line: link.stamp };
 }
 
-/**
- * Keeps the share `fields.id` granting `records` (in order): updated in place while it stands, made
- * again under the same id with a fresh slug when it was revoked or is gone. Answers whether it was
- * made again and its stored status now.
- */
-export async function renewLink(
-	db: Db,
-	fields: NewLink & { id: string },
-	records: readonly string[],
-	now: number,
-): Promise<{ restarted: boolean; status: LinkStatus }> {
-	const link = await store.findLink(db, fields.workspace, fields.id);
-	if (link && link.status !== "revoked") {
-		await store.replaceGrants(db, link.id, records, []);
-		await store.updateLink(db, link.id, { updated: now });
-		return { restarted: false, status: link.status };
-	}
-	if (link) await store.deleteLink(db, link.id);
-	await createLink(db, fields, { records, sections: [] }, now);
-	return { restarted: true, status: "active" };
-}
-
 /** Whether the share grants any record (directly or through sections) besides `excluding`. */
 export async function grantsBeyond(db: Db, linkId: string, excluding: readonly string[]): Promise<boolean> {
 	return (await store.countGrantedExcept(db, linkId, excluding)) > 0;
