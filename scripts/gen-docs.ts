@@ -3,9 +3,9 @@
 import fs from "node:fs";
 import { collections } from "../src/app.ts";
 import { options } from "../src/config.ts";
-import { permissions } from "../src/http/permissions.ts";
 import { collectionTables } from "../src/features/collections/docs.ts";
 import { errorCodes } from "../src/http/errors.ts";
+import { permissions } from "../src/http/permissions.ts";
 
 const cell = (s: string) => s.replaceAll("|", "\\|").replaceAll("\n", " ");
 

@@ -19,7 +19,7 @@ import { type FilterNode, parseFilter } from "../../src/features/collections/fil
 import { filterToSql } from "../../src/features/collections/filter-sql.ts";
 import type { QueryField } from "../../src/features/collections/registry.ts";
 import { recordsCollection } from "../../src/features/vault/records/collection.ts";
-import { newRecordRow } from "../../src/features/vault/records/service.ts";
+import { newRecordRow } from "../../src/features/vault/records/rows.ts";
 import { dialect, makeApp, PG_URL, type TestApp } from "../helpers/app.ts";
 import { buildAccount, type TestAccount } from "../helpers/factories.ts";
 

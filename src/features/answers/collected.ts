@@ -5,7 +5,7 @@ import type { Kysely } from "kysely";
 import type { Database } from "../../db/schema.ts";
 import { findWorkspaceRequest } from "../requests/service.ts";
 import { grantsOf, peekStatus } from "../shares/service.ts";
-import { currentValue, fileMeta } from "../vault/records/reader.ts";
+import { currentValue, fileMeta } from "../vault/service.ts";
 import type { TemplateItem } from "../vault/templates/service.ts";
 import * as store from "./store.ts";
 

@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Type } from "typebox";
 import { type AccountCaller, optionalCaller, requireAccount, requireScope } from "../../http/auth.ts";
 import { errors } from "../../http/schemas.ts";
-import { createRemoteReader } from "../grants/remote-cache.ts";
+import { createRemoteReader } from "../grants/service.ts";
 import { requestLinks } from "./collected.ts";
 import { onWorkspaceDeleted, registerAnswerHooks, sweepExpiredAnswers } from "./grant-events.ts";
 import { MAX_VALUE_LENGTH, submitAnswer } from "./submit.ts";

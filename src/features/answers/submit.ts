@@ -13,7 +13,7 @@ import { enqueueGrantEvent, enqueueSubmission } from "../callbacks/service.ts";
 import { invalidField, isForeignKeyViolation } from "../collections/fields.ts";
 import { isWorkspaceIdentity } from "../identity/service.ts";
 import { renewShare } from "../shares/service.ts";
-import { dropMinted, mintValue, recordKinds, setMintedValue } from "../vault/records/minted.ts";
+import { dropMinted, mintValue, recordKinds, setMintedValue } from "../vault/service.ts";
 import type { TemplateItem } from "../vault/templates/service.ts";
 import { localProof, passRequestGates } from "./gates.ts";
 import * as store from "./store.ts";

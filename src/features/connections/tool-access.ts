@@ -5,9 +5,8 @@ import type { Kysely } from "kysely";
 import type { ConnectionTable, Database } from "../../db/schema.ts";
 import { AppError } from "../../http/errors.ts";
 import { sha256Hex } from "../../lib/crypto.ts";
-import type { GrantHooks } from "../shares/grant-hooks.ts";
-import { effectiveStatus } from "../shares/lifecycle.ts";
-import { holdingHiddenOrFile, revokeForTool, toolLinks } from "../shares/service.ts";
+import type { GrantHooks } from "../shares/service.ts";
+import { effectiveStatus, holdingHiddenOrFile, revokeForTool, toolLinks } from "../shares/service.ts";
 import { type ConnectionPolicy, isLive } from "./connection.ts";
 import * as store from "./store.ts";
 

@@ -5,9 +5,8 @@
 import crypto from "node:crypto";
 import type { ServerClaim, Sharer } from "../server/service.ts";
 import { sharerOf } from "../server/service.ts";
-import type { sharedRecord, sharedSections } from "../shares/granted.ts";
-import { isWatermarked } from "../shares/lifecycle.ts";
-import type { PublicLinkRow } from "../shares/public-queries.ts";
+import type { PublicLinkRow, sharedRecord, sharedSections } from "../shares/service.ts";
+import { isWatermarked } from "../shares/service.ts";
 import type { TemplateItemType } from "../vault/templates/service.ts";
 import { type DateValue, type Field, fieldOf, parseDate } from "./fields.ts";
 

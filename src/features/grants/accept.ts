@@ -8,13 +8,13 @@ import type { Database, RequestAnswerTable } from "../../db/schema.ts";
 import { AppError } from "../../http/errors.ts";
 import { newId } from "../../lib/crypto.ts";
 import { isDomainName, type PeerKey, type PeerOptions, resolvePeerKey } from "../../lib/peer.ts";
+import { postPeerJson } from "../../lib/peer-client.ts";
 import { checkValue, keepRemoteAnswer, passRequestGates, remoteAnswerOf } from "../answers/service.ts";
 import { enqueueGrantEvent, enqueueSubmission } from "../callbacks/service.ts";
 import { verifyChallenge } from "../challenges/service.ts";
 import { invalidField, isUniqueViolation } from "../collections/fields.ts";
-import { fetchPeerStanding, verifyPeerIdentity } from "../identity/trust.ts";
+import { fetchPeerStanding, verifyPeerIdentity } from "../identity/service.ts";
 import type { TemplateItem } from "../vault/templates/service.ts";
-import { postPeerJson } from "./peer-client.ts";
 import type { GrantValue } from "./resolve.ts";
 
 export interface RemoteAnswerInput {

@@ -19,9 +19,8 @@ import {
 	retryDelay,
 } from "../callbacks/service.ts";
 import type { RootKey } from "../server/service.ts";
-import type { GrantHooks, LinkStatusChange, RecordsChange } from "../shares/grant-hooks.ts";
-import { changeLinkStatus } from "../shares/lifecycle.ts";
-import { grantsBeyond } from "../shares/service.ts";
+import type { GrantHooks, LinkStatusChange, RecordsChange } from "../shares/service.ts";
+import { changeLinkStatus, grantsBeyond } from "../shares/service.ts";
 import * as store from "./store.ts";
 
 type Db = Parameters<typeof store.peerGrantsOfLinks>[0];

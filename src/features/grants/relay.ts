@@ -9,7 +9,7 @@ import { AppError, errorCodes } from "../../http/errors.ts";
 import { newId, randomToken, sha256Hex } from "../../lib/crypto.ts";
 import { fetchJson, isDomainName, type PeerOptions, resolvePeerKey } from "../../lib/peer.ts";
 import { postPeerJson } from "../../lib/peer-client.ts";
-import { type AnswerInput, keepMinted, plan } from "../answers/submit.ts";
+import { type AnswerInput, keepMinted, plan } from "../answers/service.ts";
 import { invalidField } from "../collections/fields.ts";
 import { workspaceIdentity } from "../identity/service.ts";
 import { renewShare, takeBackLink } from "../shares/service.ts";

@@ -3,7 +3,7 @@
 // sends the kept `etag`, so an unchanged grant answers `notModified` without its values. A signed
 // event that told of a change after the values were read makes them read again at once.
 import { type PeerOptions, resolvePeerKey } from "../../lib/peer.ts";
-import type { RemoteReader, RemoteValue } from "../answers/collected.ts";
+import type { RemoteReader, RemoteValue } from "../answers/service.ts";
 import { readRemoteGrants } from "./accept.ts";
 
 interface Kept {

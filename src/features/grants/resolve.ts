@@ -10,7 +10,7 @@ import type { Kysely } from "kysely";
 import type { Database } from "../../db/schema.ts";
 import { safeEqual, sha256Hex } from "../../lib/crypto.ts";
 import { grantsOf, peekStatus } from "../shares/service.ts";
-import { currentValue, fileMeta } from "../vault/records/reader.ts";
+import { currentValue, fileMeta } from "../vault/service.ts";
 import * as store from "./store.ts";
 
 export interface GrantAsk {

@@ -5,7 +5,7 @@ import { Type } from "typebox";
 import { requireSession } from "../../http/auth.ts";
 import { errors } from "../../http/schemas.ts";
 import type { PeerOptions } from "../../lib/peer.ts";
-import { MAX_VALUE_LENGTH } from "../answers/submit.ts";
+import { MAX_VALUE_LENGTH } from "../answers/service.ts";
 import { acceptRemoteAnswer } from "./accept.ts";
 import { acceptEventBatch } from "./events-in.ts";
 import { MAX_EVENTS_PER_BATCH, onWorkspaceDeleted, registerPeerEventHooks } from "./events-out.ts";

@@ -5,6 +5,7 @@ import type { Database } from "../../db/schema.ts";
 import * as store from "./store.ts";
 
 export { drainPeerEvents, type PeerEventDeps } from "./events-out.ts";
+export { createRemoteReader } from "./remote-cache.ts";
 
 /**
  * The grant a share is read through with a token (spec "Remote grant and bulk read"), given the

@@ -15,7 +15,7 @@ import { lazy } from "../../lib/lazy.ts";
 import { hasScope } from "../../lib/scopes.ts";
 import { contentDisposition } from "../../lib/sniff.ts";
 import { isNotWatermarkable, StampBusyError } from "../../lib/stamp/index.ts";
-import type { StoredFile } from "../vault/records/reader.ts";
+import type { StoredFile } from "../vault/service.ts";
 import type { SharesContext } from "./context.ts";
 import { grantedFiles, readGrants } from "./granted.ts";
 import { isWatermarked } from "./lifecycle.ts";

@@ -2,7 +2,7 @@
 // once, read live through the record reader (an alias reads as its target's current value).
 import type { Kysely } from "kysely";
 import type { Database } from "../../db/schema.ts";
-import { currentValue, fileMeta, type StoredFile, storedFile } from "../vault/records/reader.ts";
+import { currentValue, fileMeta, type StoredFile, storedFile } from "../vault/service.ts";
 import type { SharesContext } from "./context.ts";
 import { type GrantedRecordRow, type GrantedSectionRow, publicQueries } from "./public-queries.ts";
 

@@ -3,7 +3,7 @@
 // it; each is spent on first presentation, right or wrong (one conditional DELETE … RETURNING).
 import { AppError } from "../../http/errors.ts";
 import { newId, randomToken, sha256Hex } from "../../lib/crypto.ts";
-import type { StoredFile } from "../vault/records/reader.ts";
+import type { StoredFile } from "../vault/service.ts";
 import type { SharesContext } from "./context.ts";
 import { passGates } from "./gates.ts";
 import { grantedFiles, readGrants } from "./granted.ts";

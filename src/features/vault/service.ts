@@ -12,6 +12,8 @@ type Db = Kysely<Database> | Transaction<Database>;
 
 /** A file of the workspace, for stamping a copy (stamping/). */
 export { findWorkspaceFile } from "./files/service.ts";
+export { dropMinted, mintValue, recordKinds, setMintedValue } from "./records/minted.ts";
+export { currentValue, fileMeta, type StoredFile, storedFile } from "./records/reader.ts";
 
 /** The blob keys of the workspace's files, to remove once its rows are gone and committed. */
 export function workspaceFileKeys(db: Db, workspaceId: string): Promise<string[]> {

@@ -3,7 +3,7 @@
 // value record of the responder's own workspace, kept, updated and dropped as they answer again.
 import type { Kysely, Transaction } from "kysely";
 import type { Database, RecordTable } from "../../../db/schema.ts";
-import { newRecordRow } from "./service.ts";
+import { newRecordRow } from "./rows.ts";
 import * as store from "./store.ts";
 
 type Db = Kysely<Database> | Transaction<Database>;

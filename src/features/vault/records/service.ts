@@ -7,11 +7,11 @@ import type { Database, RecordTable } from "../../../db/schema.ts";
 import type { AccountCaller } from "../../../http/auth.ts";
 import { AppError } from "../../../http/errors.ts";
 import type { BlobStore } from "../../../lib/blob-store.ts";
-import { newId } from "../../../lib/crypto.ts";
 import { invalidField, isForeignKeyViolation } from "../../collections/fields.ts";
 import type { StoredUpload } from "../../collections/registry.ts";
-import { type GrantHooks, runRecordsChanged } from "../../shares/grant-hooks.ts";
+import { type GrantHooks, runRecordsChanged } from "../../shares/service.ts";
 import { checkIdentityOwnership } from "./identity-check.ts";
+import { newRecordRow } from "./rows.ts";
 import * as store from "./store.ts";
 
 export interface RecordInput {
@@ -74,31 +74,6 @@ export async function createRecord(
 	);
 	await relationRace(() => db.transaction().execute((trx) => store.insertRecord(trx, row)));
 	return row.id;
-}
-
-/** A new record row: a fresh id, version 1, created now; a plain visible value unless `fields` say otherwise. */
-export function newRecordRow(
-	fields: Pick<RecordTable, "workspace" | "key" | "name" | "kind"> &
-		Partial<Omit<RecordTable, "id" | "version" | "created" | "updated">>,
-	now: number,
-): RecordTable {
-	return {
-		value: null,
-		section: null,
-		hidden: 0,
-		alias: null,
-		identity: null,
-		file_key: null,
-		file_name: null,
-		file_type: null,
-		file_size: null,
-		file_sha256: null,
-		...fields,
-		id: newId(),
-		version: 1,
-		created: now,
-		updated: now,
-	};
 }
 
 export async function updateRecord(
