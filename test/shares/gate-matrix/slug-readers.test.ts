@@ -73,6 +73,12 @@ interface Making {
 	resolveBody?: (slug: string, who: TestAccount) => Promise<Record<string, unknown>>;
 	/** Applied once the file tokens are minted. */
 	after?: (id: string, who: TestAccount) => Promise<void>;
+	/**
+	 * Each reader meets the share as the first read after its expiry does: stored `active` (the
+	 * reader before it wrote `expired`), so the conditions each reader's own SQL holds are tested,
+	 * not only the status an earlier read wrote.
+	 */
+	unseen?: boolean;
 }
 
 const status = (s: string) => async (id: string, who: TestAccount) => {
@@ -97,7 +103,7 @@ async function handshake(slug: string, who: TestAccount) {
 const MAKING: Partial<Record<ShareGate, Making>> = {
 	paused: { after: status("paused") },
 	revoked: { after: status("revoked") },
-	expired: { link: { expiresAt: new Date(EXPIRES).toISOString() } },
+	expired: { link: { expiresAt: new Date(EXPIRES).toISOString() }, unseen: true },
 	// The calendar's first read and the resolve that mints the tokens take both views.
 	capReached: { link: { maxViews: 2 } },
 	password: { link: { password: "open sesame" }, resolveBody: async () => ({ password: "open sesame" }) },
@@ -302,6 +308,13 @@ describe("gate × reader: the readers of one server", () => {
 				assert.ok(fixture, `no share in the state of gate ${gate}: add it to MAKING in slug-readers.test.ts`);
 				const observe = OBSERVE[reader];
 				assert.ok(observe, `no way to read as ${reader}: add it to OBSERVE in slug-readers.test.ts`);
+				if (MAKING[gate]?.unseen) {
+					await t.app.store.db
+						.updateTable("links")
+						.set({ status: "active" })
+						.where("id", "=", fixture.grant.id)
+						.execute();
+				}
 				assert.equal(await observe(fixture), answerFor(gate, reader));
 			});
 		}
