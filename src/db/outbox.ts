@@ -26,6 +26,21 @@ export type Outcome<T extends OutboxName> = Partial<
 	Pick<Database[T], "state" | "next_attempt" | "last_status" | "last_error" | "updated">
 >;
 
+/** The lease columns of a row just queued: pending, due now, never tried, claimed by no one. */
+export function queuedNow(now: number) {
+	return {
+		state: "pending" as const,
+		attempts: 0,
+		next_attempt: now,
+		lease: null,
+		lease_until: null,
+		last_status: null,
+		last_error: null,
+		created: now,
+		updated: now,
+	};
+}
+
 export interface ClaimInput {
 	now: number;
 	lease: string;

@@ -1,8 +1,8 @@
 // JSON over the safe outbound client to another server's base address (DNS-pinned, or a
 // PEER_OVERRIDES base, which skips the address policy as for every peer call).
-import { createOutboundClient } from "./outbound.ts";
-import { PeerFetchError, type PeerOptions } from "./peer.ts";
+import { PeerFetchError, type PeerOptions, peerClient } from "./peer.ts";
 
+/** A peer's answer to a POST (a relayed answer, a claim) may be larger than a document it serves. */
 const MAX_BODY = 1024 * 1024;
 
 export interface PeerAnswer {
@@ -17,13 +17,7 @@ export async function postPeerJson(
 	opts: Pick<PeerOptions, "dnsServers" | "peerOverrides"> & { timeoutMs: number },
 ): Promise<PeerAnswer> {
 	const origin = new URL(url).origin;
-	const client = createOutboundClient({
-		allowPrivate: false,
-		dnsServers: opts.dnsServers,
-		timeoutMs: opts.timeoutMs,
-		maxBodyBytes: MAX_BODY,
-		trusted: Object.values(opts.peerOverrides).includes(origin),
-	});
+	const client = peerClient(origin, opts, MAX_BODY);
 	try {
 		const res = await client.send({
 			method: "POST",

@@ -67,6 +67,24 @@ export function peerFetchText(
 	return fetchBody(url, "*/*", opts);
 }
 
+/**
+ * The safe outbound client for one call to another server: public addresses only, unless `origin`
+ * is a PEER_OVERRIDES base (trusted, as for every peer call); answers cut at `maxBodyBytes`.
+ */
+export function peerClient(
+	origin: string,
+	opts: Pick<PeerOptions, "dnsServers" | "peerOverrides"> & { timeoutMs: number },
+	maxBodyBytes = MAX_BODY,
+) {
+	return createOutboundClient({
+		allowPrivate: false,
+		dnsServers: opts.dnsServers,
+		timeoutMs: opts.timeoutMs,
+		maxBodyBytes,
+		trusted: Object.values(opts.peerOverrides).includes(origin),
+	});
+}
+
 async function fetchBody(
 	url: string,
 	accept: string,
@@ -78,13 +96,7 @@ async function fetchBody(
 	} catch {
 		throw new PeerFetchError(`${url}: not an absolute URL`);
 	}
-	const client = createOutboundClient({
-		allowPrivate: false,
-		dnsServers: opts.dnsServers,
-		timeoutMs: opts.timeoutMs,
-		maxBodyBytes: MAX_BODY,
-		trusted: Object.values(opts.peerOverrides).includes(origin),
-	});
+	const client = peerClient(origin, opts);
 	try {
 		const res = await client.send({ method: "GET", url, headers: { accept } });
 		if (res.kind !== "response") throw new PeerFetchError(`${url}: ${res.reason}`);

@@ -2,6 +2,7 @@
 // outbox, written in the caller's transaction (answering and grant code), due at once. Callbacks
 // exist on requests only, and only when the request names a URL.
 import type { Kysely, Transaction } from "kysely";
+import { queuedNow } from "../../db/outbox.ts";
 import type { Database, OutboxTable } from "../../db/schema.ts";
 import { newId } from "../../lib/crypto.ts";
 import type { GrantEventName, GrantEventPayload, SubmissionPayload } from "./payloads.ts";
@@ -47,15 +48,7 @@ function deliveryRow(
 		request: target.id,
 		url: target.callback_url,
 		payload: JSON.stringify(payload),
-		state: "pending",
-		attempts: 0,
-		next_attempt: now,
-		lease: null,
-		lease_until: null,
-		last_status: null,
-		last_error: null,
-		created: now,
-		updated: now,
+		...queuedNow(now),
 	};
 }
 

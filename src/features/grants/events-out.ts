@@ -5,6 +5,7 @@
 // `POST /api/grants/events`. Status only, never a value. Retried like callback grant events.
 import type { Kysely } from "kysely";
 import type { Dialect } from "../../db/index.ts";
+import { queuedNow } from "../../db/outbox.ts";
 import type { Database, PeerEventTable } from "../../db/schema.ts";
 import { newId, randomToken, signEnvelope } from "../../lib/crypto.ts";
 import { PeerFetchError, type PeerOptions, peerBase } from "../../lib/peer.ts";
@@ -78,15 +79,7 @@ async function queueChunk(
 		event,
 		status,
 		at: now,
-		state: "pending",
-		attempts: 0,
-		next_attempt: now,
-		lease: null,
-		lease_until: null,
-		last_status: null,
-		last_error: null,
-		created: now,
-		updated: now,
+		...queuedNow(now),
 	}));
 	await store.insertPeerEvents(db, rows);
 }
