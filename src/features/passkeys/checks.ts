@@ -1,9 +1,6 @@
-// The small named checks a passkey ceremony runs, each enforcing one rule of the spec. The
-// ceremony files (login.ts, registration.ts) list them in order, so reading a list tells the gates.
-import crypto from "node:crypto";
 import { AppError } from "../../http/errors.ts";
-import { safeEqual } from "../../lib/crypto.ts";
 import { isValidEmail, normalizeEmail } from "../../lib/email.ts";
+import { isS256Challenge } from "../../lib/oauth.ts";
 
 /** Who the passkeys are for: the id is DOMAIN, the one origin browsers may run ceremonies at. */
 export interface RelyingParty {
@@ -31,28 +28,12 @@ export function checkOrigin(rp: RelyingParty, host: string | undefined, origin: 
 	}
 }
 
-const S256_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
-
-/** Whether `value` has the form of a PKCE S256 challenge (43 base64url characters). */
-export function isS256Challenge(value: string): boolean {
-	return S256_CHALLENGE.test(value);
-}
-
 /** A PKCE S256 challenge is base64url of a SHA-256 digest: 43 characters, no padding. */
 export function checkPkceChallenge(challenge: string): string {
-	if (!S256_CHALLENGE.test(challenge)) {
+	if (!isS256Challenge(challenge)) {
 		throw new AppError("passkey_request_invalid", "challenge must be a PKCE S256 challenge (43 base64url)");
 	}
 	return challenge;
-}
-
-const VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
-
-/** RFC 7636: the verifier's S256 transform equals the challenge the code is bound to. */
-export function verifierMatches(challenge: string, verifier: string): boolean {
-	if (!VERIFIER.test(verifier)) return false;
-	const derived = crypto.createHash("sha256").update(verifier, "ascii").digest("base64url");
-	return safeEqual(derived, challenge);
 }
 
 /** A signup's email: normalised and well formed, else `passkey_email_invalid`. */

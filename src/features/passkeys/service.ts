@@ -5,6 +5,7 @@ import { type Config, publicOrigin } from "../../config.ts";
 import type { Database } from "../../db/schema.ts";
 import { AppError } from "../../http/errors.ts";
 import { randomToken, sha256Hex } from "../../lib/crypto.ts";
+import { verifierMatches } from "../../lib/oauth.ts";
 import {
 	type AccountRecord,
 	accountByEmail,
@@ -13,7 +14,7 @@ import {
 	createSession,
 	lockAccount,
 } from "../accounts/service.ts";
-import { checkEmail, type RelyingParty, verifierMatches } from "./checks.ts";
+import { checkEmail, type RelyingParty } from "./checks.ts";
 import * as store from "./store.ts";
 
 export { checkOrigin } from "./checks.ts";
