@@ -74,3 +74,11 @@ export const viewTakenSql = {
 	view_count: sql<number>`view_count + 1`,
 	status: sql<LinkStatus>`case when max_views is not null and view_count + 1 >= max_views then 'expired' else status end`,
 };
+
+/**
+ * How many views one statement takes for `count` reads of one share arriving together: all of them
+ * on a share without a cap; one on a capped share, whose other reads then meet the gates one by
+ * one, so a cap is only ever reached through the conditional UPDATE.
+ */
+export const batchViewsSql = (count: Now) =>
+	sql<number>`case when max_views is null then cast(${count} as integer) else 1 end`;

@@ -8,7 +8,7 @@ import { jsonArrayFrom } from "kysely/helpers/postgres";
 import { type PreparedQuery, param, prepare, runSteps, type Steps, step } from "../../../db/prepared.ts";
 import type { Database } from "../../../db/schema.ts";
 import { keyedBatches } from "../../../lib/batches.ts";
-import { isUngated, openSql, ungatedSql, viewTakenSql } from "../gates/open.ts";
+import { batchViewsSql, isUngated, openSql, ungatedSql, viewTakenSql } from "../gates/open.ts";
 import { grantedRecordsQuery, grantedSectionsQuery } from "./granted.ts";
 import {
 	type GrantedRecordRow,
@@ -45,7 +45,7 @@ export type ResolveOpen = (slug: string, read: OpenRead) => Promise<OpenResolveR
  * flushed, once per batch: a read of a busy share waits in this process, not on the row.
  */
 export function compileOpenResolvePostgres(db: Kysely<Database>): ResolveOpen {
-	const viewsOfBatch = sql<number>`case when max_views is null then cast(${param("count")} as integer) else 1 end`;
+	const viewsOfBatch = batchViewsSql(param("count"));
 	const statement = prepare<OpenBatchParams, OpenResolveRow & { taken: number }>(
 		db
 			.with("taken", (qb) =>
