@@ -22,6 +22,7 @@ export interface Config {
 	sqliteSynchronous: "NORMAL" | "FULL";
 	readLogDays: number;
 	logLevel: string;
+	logFormat: "auto" | "json";
 	logRequests: boolean;
 	trustProxy: boolean;
 	bodyLimit: number;
@@ -308,6 +309,13 @@ export const options: Option<keyof Config>[] = [
 		int(1, 36500),
 	),
 	o("logLevel", "LOG_LEVEL", "info", "pino log level (`silent` to turn logging off).", logLevel),
+	o(
+		"logFormat",
+		"LOG_FORMAT",
+		"auto",
+		"`auto`: logs are JSON lines, and on a terminal the start also prints where to open the server (and the ticket command while it has no account). `json`: JSON lines only.",
+		oneOf("auto", "json"),
+	),
 	o(
 		"logRequests",
 		"LOG_REQUESTS",

@@ -1,6 +1,7 @@
 // Process entry: read config, build the app, listen, stop cleanly on SIGTERM/SIGINT.
 // The server's modules are imported in `serve`, after startup-heap.ts has set V8's flag: a static
 // import would load and compile the whole module graph before any module ran.
+import { startBanner, wantsBanner } from "./start-banner.ts";
 import { startupDone } from "./startup-heap.ts";
 
 export async function serve(env = process.env): Promise<void> {
@@ -34,6 +35,19 @@ export async function serve(env = process.env): Promise<void> {
 		"serving",
 	);
 	startupDone();
+	if (wantsBanner(config.logFormat, process.stdout.isTTY)) {
+		const [{ anyAccount }, { publicOrigin }] = await Promise.all([
+			import("./features/accounts/service.ts"),
+			import("./config.ts"),
+		]);
+		process.stdout.write(
+			startBanner({
+				origin: publicOrigin(config),
+				listening: `${config.host}:${config.port}`,
+				hasAccount: await anyAccount(app.store.db),
+			}),
+		);
+	}
 
 	let stopping = false;
 	const stop = (signal: string) => {

@@ -33,6 +33,20 @@ describe("front page and console files", () => {
 		assert.equal((await t.app.inject({ url: css })).statusCode, 200);
 	});
 
+	test("GET /favicon.ico and /favicon.svg answer the server's icon, which the pages link", async () => {
+		for (const url of ["/favicon.ico", "/favicon.svg"]) {
+			const res = await t.app.inject({ url });
+			assert.equal(res.statusCode, 200, url);
+			assert.equal(res.headers["content-type"], "image/svg+xml");
+			assert.match(res.body, /^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
+			assert.match(String(res.headers["cache-control"]), /max-age=86400/);
+		}
+		for (const url of ["/", "/app"]) {
+			const page = await t.app.inject({ url });
+			assert.match(page.body, /<link rel="icon" href="\/favicon\.svg" type="image\/svg\+xml">/, url);
+		}
+	});
+
 	test("German from Accept-Language, and from ?lang=de", async () => {
 		const de = await t.app.inject({
 			url: "/",

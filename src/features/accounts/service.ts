@@ -11,6 +11,7 @@ import { createPersonalWorkspace } from "../workspaces/service.ts";
 import * as store from "./store.ts";
 
 export { isValidEmail, normalizeEmail } from "../../lib/email.ts";
+export { anyAccount } from "./store.ts";
 
 export const SESSION_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 

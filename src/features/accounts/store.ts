@@ -15,6 +15,11 @@ export function findAccount(db: Db, id: string) {
 	return db.selectFrom("accounts").selectAll().where("id", "=", id).executeTakeFirst();
 }
 
+/** Whether the server has any account yet (the start-up banner names the ticket command until then). */
+export async function anyAccount(db: Db): Promise<boolean> {
+	return (await db.selectFrom("accounts").select("id").limit(1).executeTakeFirst()) !== undefined;
+}
+
 export function insertSession(db: Db, row: SessionTable) {
 	return db.insertInto("sessions").values(row).execute();
 }

@@ -80,6 +80,7 @@ export function renderFrontPage(view: FrontView): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
 <title>${t("title", { domain: view.domain })}</title>
+<link rel="icon" href="/favicon.svg" type="image/svg+xml">
 ${css}</head>
 <body>
 <div class="front">

@@ -1,5 +1,7 @@
 // The front page at `/` and the owner's console at `/app` (a single-page app built from
 // web/console): every /app path answers the same index page, its hashed files are cached for good.
+import fs from "node:fs";
+import path from "node:path";
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
@@ -7,6 +9,7 @@ import { AppError } from "../../http/errors.ts";
 import { pickLanguage } from "../../http/language.ts";
 import { PAGE_CSP } from "../../http/security-headers.ts";
 import { escapeHtml } from "../../lib/html.ts";
+import { webDir } from "../../lib/web-dir.ts";
 import { type ConsoleBundle, consoleBundle } from "./bundle.ts";
 import { renderFrontPage } from "./front-page.ts";
 
@@ -22,6 +25,7 @@ function indexHtml(bundle: ConsoleBundle, lang: string, domain: string, allowSig
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
 <title>svc console</title>
+<link rel="icon" href="/favicon.svg" type="image/svg+xml">
 ${manifest.css.map((c) => `<link rel="stylesheet" href="${a(c)}">`).join("\n")}
 ${manifest.preload.map((c) => `<link rel="modulepreload" href="${a(c)}">`).join("\n")}
 <script type="module" src="${a(manifest.entry)}"></script>
@@ -81,6 +85,24 @@ export const consoleRoutes: FastifyPluginAsyncTypebox = async (app) => {
 		const lang = pickLanguage(request.headers["accept-language"]);
 		return page(reply, indexHtml(bundle, lang, app.config.domain, app.config.allowSignups));
 	};
+	// The server's mark, for browsers that ask /favicon.ico on their own and for the pages' icon link.
+	const favicon = fs.readFileSync(path.join(webDir(), "favicon.svg"));
+	const icon = async (_request: FastifyRequest, reply: FastifyReply) =>
+		reply.type("image/svg+xml").header("cache-control", "public, max-age=86400").send(favicon);
+	for (const url of ["/favicon.ico", "/favicon.svg"]) {
+		app.get(
+			url,
+			{
+				schema: {
+					tags: ["console"],
+					summary: "The server's icon (an SVG image, under both names)",
+					response: { 200: Type.String({ description: "image/svg+xml" }) },
+				},
+			},
+			icon,
+		);
+	}
+
 	app.get(
 		"/app",
 		{
