@@ -740,6 +740,33 @@ describe("the authorize page's refusals", () => {
 		}
 	});
 
+	test("prompt=none answers login_required before any other fault of the request", async () => {
+		const cases: [string, (q: URLSearchParams) => void][] = [
+			["no PKCE challenge", (q) => q.delete("code_challenge")],
+			["no PKCE method", (q) => q.delete("code_challenge_method")],
+			["an unknown scope", (q) => q.set("scope", "openid offline_access")],
+			["response_type token", (q) => q.set("response_type", "token")],
+			["a request object", (q) => q.set("request", "eyJ...")],
+			["bad claims", (q) => q.set("claims", "{not json")],
+			["prompt repeated", (q) => q.append("prompt", "login")],
+			["prompt=login none", (q) => q.set("prompt", "login none")],
+		];
+		for (const [name, change] of cases) {
+			const url = new URL(authorizeUrl({ prompt: "none" }));
+			change(url.searchParams);
+			const { res } = await openPage(url.toString());
+			assert.equal(res.statusCode, 302, name);
+			const to = new URL(String(res.headers.location));
+			assert.equal(to.searchParams.get("error"), "login_required", name);
+			assert.equal(to.searchParams.get("state"), "st-1", name);
+			assert.equal(to.searchParams.get("iss"), origin, name);
+		}
+		// Before the redirect address checks out, nothing is redirected, prompt=none or not.
+		const { res } = await openPage(authorizeUrl({ prompt: "none", client_id: "not an origin" }));
+		assert.equal(res.statusCode, 400);
+		assert.equal(res.headers.location, undefined);
+	});
+
 	test("declining answers access_denied with state and iss", async () => {
 		const { redirect } = await consentTo(authorizeUrl({ scope: "openid email" }), { approve: false });
 		assert.equal(redirect.searchParams.get("error"), "access_denied");
