@@ -2,9 +2,9 @@
 // Runs the suite on SQLite, then again on PostgreSQL when TEST_PG_URL is set (CI sets it).
 // Usage: node scripts/test.mjs [--only sqlite|postgres] [test files...]
 //
-// No skips (docs/testing.md): a full run without TEST_PG_URL, or any skipped test or suite, fails
-// the run and is listed at the end. ALLOW_SKIPS=1 lists them and passes; `--only sqlite` is a run
-// that asked for one pass only.
+// No skips (docs/testing.md): a full run without TEST_PG_URL, or any skipped or todo test or suite
+// (Node reports a failing `todo` as passed and exits 0), fails the run and is listed at the end.
+// ALLOW_SKIPS=1 lists them and passes; `--only sqlite` is a run that asked for one pass only.
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -57,6 +57,8 @@ if (only !== "sqlite") {
 // own summary (`# skipped N`) counts skipped tests but not skipped suites, so each `# SKIP` line is.
 const tapDir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-test-tap-"));
 const SKIP_LINE = /^\s*ok \d+ - (.*?) # SKIP\b ?(.*)$/;
+/** A `todo` test or suite, passing or failing: Node counts neither as a failure. */
+const TODO_LINE = /^\s*(not ok|ok) \d+ - (.*?) # TODO\b ?(.*)$/;
 /** TAP escapes `#` and `\` in names and reasons. */
 const untap = (text) => text.replace(/\\([#\\])/g, "$1");
 
@@ -115,6 +117,11 @@ for (const run of runs) {
 	for (const line of lines) {
 		const m = SKIP_LINE.exec(line);
 		if (m) skipped.push({ run: run.name, what: untap(m[1]), why: untap(m[2]) || "(no reason given)" });
+		const todo = TODO_LINE.exec(line);
+		if (todo) {
+			const why = `todo${todo[1] === "not ok" ? ", failing" : ""}: ${untap(todo[3]) || "(no reason given)"}`;
+			skipped.push({ run: run.name, what: untap(todo[2]), why });
+		}
 	}
 	failures.push(...tapFailures(lines).map((f) => ({ run: run.name, ...f })));
 }
@@ -134,7 +141,7 @@ if (skipped.length > 0) {
 	if (allowSkips) console.log("# ALLOW_SKIPS=1: skips do not fail this run");
 	else {
 		failed = true;
-		console.error("# a skip fails the run (docs/testing.md); ALLOW_SKIPS=1 lists skips and passes");
+		console.error("# a skip or todo fails the run (docs/testing.md); ALLOW_SKIPS=1 lists them and passes");
 	}
 }
 process.exit(failed ? 1 : 0);

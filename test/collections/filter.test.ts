@@ -173,6 +173,15 @@ describe("filter on records", () => {
 		["two fields of one type", () => "created = updated", ["alpha", "delta", "gamma"]],
 		["the record type", () => 'type = "value"', ["alpha", "beta", "delta", "gamma"]],
 		["empty value", () => 'value = ""', ["gamma"]],
+		// Integers beyond an int4 column's range compare by value on both dialects (PostgreSQL
+		// answered 500: it typed the parameter after the `integer` column).
+		["> 2^31 on an int4 column", () => "version > 2147483648", []],
+		["< 2^31 on an int4 column", () => "version < 2147483648", ["alpha", "beta", "delta", "gamma"]],
+		["= 2^31 on an int4 column", () => "version = 2147483648", []],
+		["!= 2^31 on an int4 column", () => "version != 2147483648", ["alpha", "beta", "delta", "gamma"]],
+		["> -2^31-1 on an int4 column", () => "version > -2147483649", ["alpha", "beta", "delta", "gamma"]],
+		["< 2^53-1 on an int4 column", () => "version < 9007199254740991", ["alpha", "beta", "delta", "gamma"]],
+		["2^53-1 on the left", () => "9007199254740991 <= version", []],
 	];
 	for (const [name, filter, expected] of table) {
 		test(`operator: ${name}`, async () => assert.deepEqual(await keys(filter()), expected));
@@ -188,6 +197,13 @@ describe("filter on records", () => {
 		["a string for a boolean", 'hidden = "yes"', /boolean field "hidden" compares with true or false/],
 		["a decimal for an integer", "version > 1.5", /integer field "version" compares with an integer/],
 		["an unsafe integer", "version > 99999999999999999999", /integer field/],
+		[
+			"2^53, past the safe integers",
+			"version > 9007199254740992",
+			/integer field "version" compares with an integer/,
+		],
+		["-2^53", "version > -9007199254740992", /integer field/],
+		["2^53 for a date", "created > 9007199254740992", /date field "created"/],
 		["a number for text", "key = 5", /text field "key" compares with a string/],
 		["~ on an integer", 'version ~ "1"', /works on text fields/],
 		["> on a boolean", "hidden > false", /takes only = and !=/],

@@ -325,7 +325,8 @@ describe("connect by polling", () => {
 	test("202 until the owner answers, then the answer once, only to the tool's Origin", async () => {
 		const who = await owner();
 		const pair = pkce();
-		const body = { verifier: pair.verifier, redirectUri: REDIRECT };
+		// A poll asks with its verifier alone (spec "Connections"): no redirectUri.
+		const body = { verifier: pair.verifier };
 		const before = await redeem(body, TOOL);
 		assert.equal(before.statusCode, 202);
 		assert.deepEqual(before.json(), { pending: true });
@@ -358,7 +359,7 @@ describe("connect by polling", () => {
 			const pair = pkce();
 			await authorize(app, who, { clientName: "P", challenge: pair.challenge, poll: true });
 			clock.advance(age);
-			const res = await redeem({ verifier: pair.verifier, redirectUri: REDIRECT }, TOOL);
+			const res = await redeem({ verifier: pair.verifier }, TOOL);
 			clock.advance(-age);
 			assert.equal(res.statusCode, status, `at ${age}: ${res.body}`);
 		}
@@ -385,6 +386,32 @@ describe("connect by polling", () => {
 		};
 		assert.equal((await redeem({ code, verifier: pair.verifier, redirectUri: REDIRECT })).statusCode, 200);
 		assert.equal((await redeem({ verifier: pair.verifier, redirectUri: REDIRECT }, TOOL)).statusCode, 202);
+	});
+
+	test("a poll giving a redirectUri must give the authorized one", async () => {
+		const who = await owner();
+		const pair = pkce();
+		await authorize(app, who, { clientName: "P", challenge: pair.challenge, poll: true });
+		const wrong = await redeem({ verifier: pair.verifier, redirectUri: `${REDIRECT}/other` }, TOOL);
+		assert.equal(wrong.statusCode, 400, wrong.body);
+		assert.equal(wrong.json().code, "connection_grant_invalid");
+		const right = pkce();
+		await authorize(app, who, { clientName: "P", challenge: right.challenge, poll: true });
+		const ok = await redeem({ verifier: right.verifier, redirectUri: REDIRECT }, TOOL);
+		assert.equal(ok.statusCode, 200, ok.body);
+	});
+
+	test("a code without redirectUri is spent and refused with connection_grant_invalid", async () => {
+		const who = await owner();
+		const pair = pkce();
+		const { code } = (await authorize(app, who, { clientName: "T", challenge: pair.challenge })).json() as {
+			code: string;
+		};
+		const bare = await redeem({ code, verifier: pair.verifier });
+		assert.equal(bare.statusCode, 400, bare.body);
+		assert.equal(bare.json().code, "connection_grant_invalid");
+		const again = await redeem({ code, verifier: pair.verifier, redirectUri: REDIRECT });
+		assert.equal(again.json().code, "connection_grant_invalid", "the code was spent");
 	});
 
 	test("a malformed verifier is 400 connection_grant_invalid", async () => {

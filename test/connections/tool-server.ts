@@ -21,13 +21,13 @@ window.tool = {
   },
   statuses: [],
   answer: null,
-  async poll(server, redirectUri) {
+  async poll(server) {
     const verifier = localStorage.getItem("verifier");
     for (let i = 0; i < 300; i++) {
       const res = await fetch(server + "/api/connect/token", {
         method: "POST",
         headers: { "content-type": "application/json" },
-        body: JSON.stringify({ verifier, redirectUri }),
+        body: JSON.stringify({ verifier }),
       });
       this.statuses.push(res.status);
       if (res.status !== 202) { this.answer = await res.json(); return; }

@@ -69,7 +69,7 @@ function twoNodes() {
 			for (let i = 0; i < ROUNDS; i++) {
 				const pair = pkce();
 				await authorize(pair.challenge, true);
-				const body = { verifier: pair.verifier, redirectUri: REDIRECT };
+				const body = { verifier: pair.verifier };
 				const results = await Promise.all([
 					redeem(a, body),
 					redeem(b, body),

@@ -73,6 +73,10 @@ describe("a CardDAV client (tsdav)", () => {
 	test("finds no book behind a password", async () => {
 		const rec = await createValue(t.app, a, { key: "email", value: "secret@example.org" });
 		const link = await createLink(t.app, a, { records: [rec.id], password: "pw" });
-		await assert.rejects(() => client(link.slug).login());
+		// The server shows a gated share nothing over DAV: the book's address is not found ...
+		const res = await fetch(`${origin}/dav/s/${link.slug}/`, { method: "PROPFIND", headers: { depth: "0" } });
+		assert.equal(res.status, 404, await res.text());
+		// ... so the client finds no principal to log in to (not some other failure).
+		await assert.rejects(() => client(link.slug).login(), /cannot find principalUrl/);
 	});
 });

@@ -33,7 +33,12 @@ describe("clean shutdown", () => {
 		const closing = h.app.close();
 		// Once the listening socket is closed (a step of close(), before in-flight requests end).
 		while (h.app.server.listening) await new Promise((r) => setImmediate(r));
-		await assert.rejects(fetch(`http://127.0.0.1:${port}/healthz`), "no new connections while closing");
+		// No new connections while closing: the connection itself is refused (not an HTTP error).
+		await assert.rejects(
+			fetch(`http://127.0.0.1:${port}/healthz`),
+			(err: unknown) =>
+				err instanceof TypeError && (err.cause as { code?: string } | undefined)?.code === "ECONNREFUSED",
+		);
 		release();
 		const res = await inflight;
 		assert.equal(res.status, 200);

@@ -157,6 +157,16 @@ describe("signed grant event batches between two servers", () => {
 			.where("id", "=", responseId)
 			.executeTakeFirstOrThrow();
 
+	/** The requester's `answer_revoked` notifications about one answer, read through its API. */
+	const revokedNotes = async (responseId: string) => {
+		const filter = encodeURIComponent('kind = "answer_revoked"');
+		const res = await onReq("GET", `/api/collections/notifications/records?filter=${filter}`);
+		assert.equal(res.status, 200, res.body);
+		return (res.json().items as { data: { request: string; responseId: string } }[])
+			.map((n) => n.data)
+			.filter((d) => d.responseId === responseId);
+	};
+
 	test("a change, a pause and a revocation reach the requester as signed batches, then its callback", async () => {
 		const a = await answered();
 		await waitFor("the submission callback", () => callbacks(a.responseId)[0]);
@@ -212,6 +222,7 @@ describe("signed grant event batches between two servers", () => {
 		);
 		assert.equal(paused.server, RESP);
 		assert.equal((await remoteRow(a.responseId)).remote_status, "paused");
+		assert.deepEqual(await revokedNotes(a.responseId), [], "a pause is no revocation");
 
 		assert.equal(
 			(await onResp("PATCH", `/api/collections/links/records/${a.grantId}`, { status: "revoked" }))
@@ -223,6 +234,8 @@ describe("signed grant event batches between two servers", () => {
 		assert.equal(revoked.status, "revoked");
 		assert.equal(revoked.server, RESP);
 		assert.equal((await remoteRow(a.responseId)).remote_status, "revoked");
+		// The requester is told in-app, as of a local answer's revocation (spec "Notifications").
+		assert.deepEqual(await revokedNotes(a.responseId), [{ request: a.request.id, responseId: a.responseId }]);
 		const gone = await listed();
 		assert.equal(gone.status, "revoked");
 		assert.deepEqual(gone.values, []);

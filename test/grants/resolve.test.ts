@@ -141,10 +141,10 @@ describe("POST /api/grants/resolve", () => {
 		assert.equal(JSON.stringify(item).includes("hidden"), false);
 	});
 
-	test("1 to 100 grants: none and 101 are refused with 400", async () => {
-		assertCode(await read([]), 400, "validation_failed");
+	test("1 to 100 grants: none and 101 are refused with 400 grants_count_invalid (spec Errors)", async () => {
+		assertCode(await read([]), 400, "grants_count_invalid");
 		const many = Array.from({ length: 101 }, (_, i) => ({ id: `g${i}`, token: "t" }));
-		assertCode(await read(many), 400, "validation_failed");
+		assertCode(await read(many), 400, "grants_count_invalid");
 		const hundred = await read(many.slice(0, 100));
 		assert.equal(hundred.statusCode, 200, hundred.body);
 		assert.equal(hundred.json().items.length, 100);

@@ -1,8 +1,9 @@
 // Two server processes on one PostgreSQL schema, for the rules that must hold across nodes (view
 // caps, one-time answers, revocation, the last owner). Call inside a `describe`: the nodes start in
 // its `before` and stop in its `after`; `store` reaches the same database for setup and checks.
-// Only the PostgreSQL pass can run such a file (one node per SQLite file): register its tests with
-// `if (dialect === "postgres")`, never as a skip (docs/testing.md).
+// On SQLite the two processes share one database file (WAL), as test/shares/view-cap.test.ts and
+// test/foundation/one-time-two-nodes.test.ts run them; a file whose rule needs what only PostgreSQL
+// shares registers its tests with `if (dialect === "postgres")`, never as a skip (docs/testing.md).
 import { after, before } from "node:test";
 import { openStore, type Store } from "../../src/db/index.ts";
 import { type TestEnv, testEnv } from "./app.ts";

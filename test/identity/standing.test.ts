@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import crypto from "node:crypto";
 import { after, before, describe, test } from "node:test";
+import { isForeignKeyViolation } from "../../src/features/collections/fields.ts";
 import {
 	checkIdentityOwnership,
 	createIdentity,
@@ -157,9 +158,17 @@ describe("identity standing: the signed status answer", () => {
 			{ ...other, name: "c", publicKey: (await deviceKey()).publicJwk },
 			T0,
 		);
+		// Refused by the identities' foreign key to the workspace (no cascade), not by anything else.
 		await assert.rejects(
 			t.app.store.db.deleteFrom("workspaces").where("id", "=", other.workspaceId).execute(),
+			(err: unknown) => isForeignKeyViolation(err),
 		);
+		const left = await t.app.store.db
+			.selectFrom("identities")
+			.select("id")
+			.where("workspace", "=", other.workspaceId)
+			.execute();
+		assert.equal(left.length, 1, "the identity is still there");
 	});
 
 	test("a key once deleted cannot be certified again", async () => {

@@ -348,6 +348,18 @@ describe("the code flow with openid-client", () => {
 		assert.notEqual(grant2.token, grant.token);
 		assert.equal((await resolveGrant(grant)).json().items[0].status, "not_found");
 		assert.equal((await resolveGrant(grant2)).json().items[0].status, "active");
+		// userinfo lists only a grant that still stands: the first sign-in's access token no longer
+		// names the old token, the second's names the new one.
+		const listedAt = async (flow: { config: oidc.Configuration; tokens: typeof tokens }) => {
+			const sub = flow.tokens.claims()?.sub as string;
+			const got = (await oidc.fetchUserInfo(flow.config, flow.tokens.access_token, sub)) as Record<
+				string,
+				unknown
+			>;
+			return (got.svc_links as { grants: { id: string }[] } | undefined)?.grants.map((g) => g.id) ?? [];
+		};
+		assert.deepEqual(await listedAt({ config, tokens }), [], "a replaced token is not listed");
+		assert.deepEqual(await listedAt(again), [grant.id]);
 
 		// Paused by the person: the service reads `paused` and no values; revoked: not_found, as if the
 		// grant had never been handed out; deleted: not_found too.
@@ -361,6 +373,7 @@ describe("the code flow with openid-client", () => {
 		read = await resolveGrant(grant2);
 		assert.equal(read.json().items[0].status, "paused");
 		assert.equal(read.json().items[0].values, undefined);
+		assert.deepEqual(await listedAt(again), [grant.id], "a paused grant still stands");
 		const revoked = await t.app.inject({
 			method: "PATCH",
 			url: `${LINKS}/${grant.id}`,
@@ -372,6 +385,7 @@ describe("the code flow with openid-client", () => {
 		assert.equal(read.json().items[0].status, "not_found");
 		assert.equal(read.json().items[0].code, "not_found");
 		assert.equal(read.json().items[0].values, undefined);
+		assert.deepEqual(await listedAt(again), [], "a revoked grant is no longer listed");
 		const removed = await t.app.inject({
 			method: "DELETE",
 			url: `${LINKS}/${grant.id}`,
@@ -529,12 +543,16 @@ describe("the token endpoint's refusals", () => {
 				headers: { authorization: `Bearer ${a.json().access_token}` },
 				remoteAddress: nextIp(),
 			});
-			grants.push(info.json().svc_links.grants[0] as { id: string; token: string });
+			const listed = info.json().svc_links as { grants: { id: string; token: string }[] } | undefined;
+			if (listed) grants.push(...listed.grants);
 		}
-		assert.equal(new Set(grants.map((g) => g.id)).size, 1, "one link");
-		const active = [];
-		for (const g of grants) active.push((await resolveGrant(g)).json().items[0].status);
-		assert.deepEqual(active.filter((s) => s === "active").length, 1, "the last fresh token alone works");
+		// Each exchange gave the one link a fresh token: userinfo lists it only for the access token
+		// whose grant token still stands, the last one.
+		assert.equal(grants.length, 1, "the last fresh token alone is listed");
+		assert.equal(
+			(await resolveGrant(grants[0] as { id: string; token: string })).json().items[0].status,
+			"active",
+		);
 		const listed = await t.app.inject({ method: "GET", url: `${LINKS}?perPage=200`, headers: owner.headers });
 		const mine = (listed.json().items as { signInClient: string | null }[]).filter(
 			(l) => l.signInClient === client,
@@ -738,6 +756,33 @@ describe("the authorize page's refusals", () => {
 			assert.equal(to.searchParams.get("state"), "st-1");
 			assert.equal(to.searchParams.get("iss"), origin);
 		}
+	});
+
+	test("prompt=none answers login_required before any other fault of the request", async () => {
+		const cases: [string, (q: URLSearchParams) => void][] = [
+			["no PKCE challenge", (q) => q.delete("code_challenge")],
+			["no PKCE method", (q) => q.delete("code_challenge_method")],
+			["an unknown scope", (q) => q.set("scope", "openid offline_access")],
+			["response_type token", (q) => q.set("response_type", "token")],
+			["a request object", (q) => q.set("request", "eyJ...")],
+			["bad claims", (q) => q.set("claims", "{not json")],
+			["prompt repeated", (q) => q.append("prompt", "login")],
+			["prompt=login none", (q) => q.set("prompt", "login none")],
+		];
+		for (const [name, change] of cases) {
+			const url = new URL(authorizeUrl({ prompt: "none" }));
+			change(url.searchParams);
+			const { res } = await openPage(url.toString());
+			assert.equal(res.statusCode, 302, name);
+			const to = new URL(String(res.headers.location));
+			assert.equal(to.searchParams.get("error"), "login_required", name);
+			assert.equal(to.searchParams.get("state"), "st-1", name);
+			assert.equal(to.searchParams.get("iss"), origin, name);
+		}
+		// Before the redirect address checks out, nothing is redirected, prompt=none or not.
+		const { res } = await openPage(authorizeUrl({ prompt: "none", client_id: "not an origin" }));
+		assert.equal(res.statusCode, 400);
+		assert.equal(res.headers.location, undefined);
 	});
 
 	test("declining answers access_denied with state and iss", async () => {

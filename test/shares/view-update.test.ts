@@ -1,7 +1,8 @@
 // The conditional view update on its own: each of its guards refuses by itself, whatever the rest
 // of the resolve checked before it (a reader who passed the status gate can still lose to a pause,
 // a revocation, a lowered cap or the expiry before its update runs). One row per guard, so taking
-// any guard out of `consumeView` fails its row, on SQLite and on PostgreSQL alike.
+// any guard out of `openSql` (gates/open.ts, the condition of `takeable`) fails its row, on SQLite
+// and on PostgreSQL alike.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { LinkTable } from "../../src/db/schema.ts";

@@ -29,21 +29,31 @@ async function announce(db: Db, linkId: string, event: GrantEventName, status: s
 		{ requestId: answer.request, responseId: answer.id, event, status, at: now },
 		now,
 	);
-	if (event === "grant.revoked") {
-		// The requester learns in-app too (the request's creator, else its workspace's owner).
-		await createNotification(
-			db,
-			{
-				account: answer.request_account ?? answer.request_owner,
-				workspace: answer.request_workspace,
-				kind: "answer_revoked",
-				title: `An answer to "${answer.request_label}" was revoked`,
-				body: "The responder revoked the answer; its values are no longer readable.",
-				data: { request: answer.request, responseId: answer.id },
-			},
-			now,
-		);
-	}
+	if (event === "grant.revoked") await notifyRevoked(db, answer, now);
+}
+
+type AnswerOfLink = NonNullable<Awaited<ReturnType<typeof store.answerOfLink>>>;
+
+/** The requester learns in-app of a revoked answer (the request's creator, else its workspace's owner). */
+async function notifyRevoked(db: Db, answer: AnswerOfLink, now: number) {
+	await createNotification(
+		db,
+		{
+			account: answer.request_account ?? answer.request_owner,
+			workspace: answer.request_workspace,
+			kind: "answer_revoked",
+			title: `An answer to "${answer.request_label}" was revoked`,
+			body: "The responder revoked the answer; its values are no longer readable.",
+			data: { request: answer.request, responseId: answer.id },
+		},
+		now,
+	);
+}
+
+/** An answer kept on another server was revoked there: the same in-app notice as a local one. */
+export async function notifyAnswerRevoked(db: Db, answerId: string, now: number) {
+	const answer = await store.answerOfLink(db, answerId);
+	if (answer) await notifyRevoked(db, answer, now);
 }
 
 /** Pause and resume change an answer; revoking revokes it; reaching its expiry or view cap expires it. */

@@ -4,6 +4,7 @@
 
 import type { Kysely, Transaction } from "kysely";
 import type { Database, RequestAnswerTable } from "../../db/schema.ts";
+import { notifyAnswerRevoked } from "./grant-events.ts";
 
 export type { RemoteReader, RemoteValue } from "./collected.ts";
 export { localProof, type OpenRequest, passRequestGates, type RequestGateInput } from "./gates.ts";
@@ -14,10 +15,27 @@ type Db = Kysely<Database> | Transaction<Database>;
 /**
  * Records a peer's event on the remote answer it names (grants/events-in.ts), unless one as new
  * or newer was recorded: one conditional UPDATE, so a late or repeated event changes nothing.
- * The answer when it applied.
+ * An applied revocation of an answer not yet known as revoked notifies the requester in-app, as a
+ * local answer's does (spec "Notifications"). The answer when it applied.
  */
-export function applyRemoteStatus(db: Db, server: string, grantId: string, status: string, at: number) {
-	return db
+export async function applyRemoteStatus(
+	db: Db,
+	server: string,
+	grantId: string,
+	status: string,
+	at: number,
+	now: number,
+) {
+	const before =
+		status === "revoked"
+			? await db
+					.selectFrom("request_answers")
+					.select("remote_status")
+					.where("server", "=", server)
+					.where("grant_id", "=", grantId)
+					.executeTakeFirst()
+			: undefined;
+	const applied = await db
 		.updateTable("request_answers")
 		.set({ remote_status: status, remote_at: at })
 		.where("server", "=", server)
@@ -25,6 +43,10 @@ export function applyRemoteStatus(db: Db, server: string, grantId: string, statu
 		.where((eb) => eb.or([eb("remote_at", "is", null), eb("remote_at", "<", at)]))
 		.returning(["id", "request"])
 		.executeTakeFirst();
+	if (applied && status === "revoked" && before?.remote_status !== "revoked") {
+		await notifyAnswerRevoked(db, applied.id, now);
+	}
+	return applied;
 }
 
 /** The answer a remote grant already gave (one per server and grant), to be kept in place. */

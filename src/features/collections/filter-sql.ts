@@ -110,7 +110,7 @@ function comparison(
 		if (typeof value !== "string") throw filterError(`"${op}" needs a string on its right`, right.at);
 		return containsSql(op, lf, value, dialect);
 	}
-	const bound = bindValue(lf, left.name, value, right.at);
+	const bound = asColumnLiteral(bindValue(lf, left.name, value, right.at), dialect);
 	if (lf.type === "boolean" && op !== "=" && op !== "!=") {
 		throw filterError(`boolean field "${left.name}" takes only = and !=`, left.at);
 	}
@@ -142,6 +142,20 @@ function bindValue(f: QueryField, name: string, value: Exclude<Literal, null>, a
 			return ms;
 		}
 	}
+}
+
+/**
+ * A number compared as a 64-bit integer on both dialects. PostgreSQL types a bare parameter after
+ * the column it meets, so a literal beyond an `integer` (int4) column's range (`version > 2^31`)
+ * fails to convert there (a 500) while SQLite, whose integers are all 64-bit, compares it. Bound
+ * as `bigint`, every integer literal (at most 2^53 - 1 in magnitude: `bindValue` refuses the rest)
+ * compares by value with any integer column, int4 or bigint, as SQLite does: the same rows on both,
+ * and PostgreSQL still uses the column's index (int4 and int8 share one btree operator family).
+ * Here once for every integer and date field, never per field.
+ */
+function asColumnLiteral(value: string | number, dialect: Dialect): unknown {
+	if (typeof value !== "number" || dialect !== "postgres") return value;
+	return sql`cast(${value} as bigint)`;
 }
 
 /** Date.parse reads a zone-less date-time as local time; ours are UTC. */

@@ -159,7 +159,8 @@ export async function authorize(
 export interface TokenInput {
 	code?: string;
 	verifier: string;
-	redirectUri: string;
+	/** Needed with a code; a poll asks with its verifier alone (one given must still match). */
+	redirectUri?: string | undefined;
 }
 
 export interface ConnectionGrant {
@@ -188,6 +189,7 @@ export async function redeem(
 		if (grant.expires <= now) throw invalidGrant("The code has expired");
 		if (!verifierMatches(grant.challenge, input.verifier))
 			throw invalidGrant("The verifier does not match the code's challenge");
+		if (input.redirectUri === undefined) throw invalidGrant("redirectUri is required with a code");
 		if (grant.redirect_uri !== input.redirectUri)
 			throw invalidGrant("redirectUri is not the address the code was issued for");
 		if (origin !== undefined && origin !== grant.client_id)
@@ -202,7 +204,7 @@ export async function redeem(
 			if (other) throw invalidGrant("The answer is handed only to the tool's own origin");
 			return "pending";
 		}
-		if (grant.redirect_uri !== input.redirectUri)
+		if (input.redirectUri !== undefined && grant.redirect_uri !== input.redirectUri)
 			throw invalidGrant("redirectUri is not the address the answer was issued for");
 	}
 

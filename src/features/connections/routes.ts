@@ -91,7 +91,7 @@ export const connectionRoutes: FastifyPluginAsyncTypebox = async (app) => {
 				tags,
 				summary: "Redeem a connection answer for a token (by code, or by polling with the verifier)",
 				description:
-					"With `code`: the code is spent on first presentation, right or wrong; it must be under five minutes old, its challenge must be the verifier's S256, `redirectUri` the authorized address, and a browser's `Origin` the tool's own. Without `code` (polling): the answer the owner left with `poll` is found by the verifier's challenge and handed out once, only to a request whose `Origin` is the tool's; 202 `{pending: true}` until then (ask again every few seconds). An answer issued as a code only is never found by polling. Limited to `RATELIMIT_CONNECT_REQUESTS` per minute per IP. The only route with CORS: see the preflight.",
+					"With `code`: the code is spent on first presentation, right or wrong; it must be under five minutes old, its challenge must be the verifier's S256, `redirectUri` the authorized address, and a browser's `Origin` the tool's own. Without `code` (polling, `{verifier}` alone; a `redirectUri` given must match): the answer the owner left with `poll` is found by the verifier's challenge and handed out once, only to a request whose `Origin` is the tool's; 202 `{pending: true}` until then (ask again every few seconds). An answer issued as a code only is never found by polling. Limited to `RATELIMIT_CONNECT_REQUESTS` per minute per IP. The only route with CORS: see the preflight.",
 				body: TokenBody,
 				response: { 200: TokenResponse, 202: Pending, ...errors(400, 429) },
 			},

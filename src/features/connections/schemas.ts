@@ -73,10 +73,13 @@ export const TokenBody = Type.Object(
 			maxLength: 256,
 			description: "The PKCE verifier (43 to 128 of `[A-Za-z0-9._~-]`).",
 		}),
-		redirectUri: Type.String({
-			maxLength: 2000,
-			description: "The return address the owner authorized; must equal it.",
-		}),
+		redirectUri: Type.Optional(
+			Type.String({
+				maxLength: 2000,
+				description:
+					"With `code`: the return address the owner authorized, which it must equal (left out, the code is spent and refused). Polling needs none; one given must equal the authorized address.",
+			}),
+		),
 	},
 	{ additionalProperties: false },
 );

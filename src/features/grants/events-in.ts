@@ -110,7 +110,7 @@ export async function acceptEventBatch(
 	return deps.db.transaction().execute(async (trx) => {
 		const applied: GrantEventInput[] = [];
 		for (const e of events) {
-			const answer = await applyRemoteStatus(trx, batch.sender, e.grant, e.status, e.at);
+			const answer = await applyRemoteStatus(trx, batch.sender, e.grant, e.status, e.at, deps.now);
 			// No such answer here, or one as new or newer was recorded: ignored.
 			if (!answer) continue;
 			applied.push({

@@ -105,3 +105,20 @@ export async function resolveGrants(
 	for (const ask of asks) out.push(await answer(db, ask, rows.get(ask.id), maxAge, now));
 	return out;
 }
+
+/**
+ * Whether a grant still stands for the holder of `token`, as userinfo lists it: the bulk read would
+ * answer it (found, with this very token, not a sign-in link the person revoked) and it is active
+ * or paused. A revoked, expired or deleted grant, or a token a later sign-in replaced, does not.
+ */
+export async function grantStands(
+	db: Kysely<Database>,
+	id: string,
+	token: string,
+	now: number,
+): Promise<boolean> {
+	const [row] = await store.grantsByIds(db, [id]);
+	if (!row || !safeEqual(sha256Hex(token), row.token_hash)) return false;
+	const { status } = peekStatus("grantRead", row, now);
+	return status === "active" || status === "paused";
+}

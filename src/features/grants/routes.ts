@@ -3,6 +3,7 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Type } from "typebox";
 import { requireSession } from "../../http/auth.ts";
+import { AppError } from "../../http/errors.ts";
 import { errors } from "../../http/schemas.ts";
 import type { PeerOptions } from "../../lib/peer.ts";
 import { MAX_VALUE_LENGTH } from "../answers/service.ts";
@@ -194,11 +195,22 @@ export const grantRoutes: FastifyPluginAsyncTypebox = async (app) => {
 		"/api/grants/resolve",
 		{
 			config: { rateLimit: app.limits.grantRead },
+			// The spec names this refusal on its own (Errors, 400: "none or more than 100"): its code,
+			// before the schema (whose minItems/maxItems document the bound) would say validation_failed.
+			preValidation: async (request) => {
+				const grants = (request.body as { grants?: unknown } | undefined)?.grants;
+				if (Array.isArray(grants) && (grants.length === 0 || grants.length > MAX_GRANTS_PER_READ)) {
+					throw new AppError(
+						"grants_count_invalid",
+						`Sent ${grants.length} grants; send 1 to ${MAX_GRANTS_PER_READ}`,
+					);
+				}
+			},
 			schema: {
 				tags: ["grants"],
 				summary: "Bulk read of grants handed out with a token (another server or a service reads them)",
 				description:
-					"1 to 100 grants, each with its own token; one item per grant asked for, in the same order. A wrong token, an unknown grant and a grant never handed out with a token all answer the same `not_found` item. Reading a grant consumes no view. Send back an item's `etag` to get `notModified: true` without values when nothing changed. 400 `validation_failed` for none or more than 100.",
+					"1 to 100 grants, each with its own token; one item per grant asked for, in the same order. A wrong token, an unknown grant and a grant never handed out with a token all answer the same `not_found` item. Reading a grant consumes no view. Send back an item's `etag` to get `notModified: true` without values when nothing changed. 400 `grants_count_invalid` for none or more than 100 (an empty `grants` array included); any other malformed body is 400 `validation_failed`.",
 				body: Type.Object(
 					{
 						grants: Type.Array(

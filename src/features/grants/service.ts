@@ -6,6 +6,7 @@ import * as store from "./store.ts";
 
 export { drainPeerEvents, type PeerEventDeps } from "./events-out.ts";
 export { createRemoteReader } from "./remote-cache.ts";
+export { grantStands } from "./resolve.ts";
 
 /**
  * The grant a share is read through with a token (spec "Remote grant and bulk read"), given the

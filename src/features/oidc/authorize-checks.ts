@@ -192,16 +192,23 @@ const checkClaims: RequestCheck = (query, found) => {
 	return undefined;
 };
 
-/** prompt=none always answers login_required: there is no provider session. */
-const checkPrompt: RequestCheck = (query) => {
-	const prompt = single(query, "prompt");
-	if (prompt === null) return invalid("prompt is given twice");
-	if (prompt?.split(" ").includes("none")) {
+/**
+ * prompt=none always answers login_required (spec "OpenID Connect provider"): there is no provider
+ * session. So it is the first check once the redirect address is known, before any fault of the
+ * rest of the request (a missing PKCE challenge, an unknown scope, a repeated prompt) could answer
+ * otherwise; `state` is echoed when it is one value of at most 500 characters.
+ */
+const checkPrompt: RequestCheck = (query, found) => {
+	const values = [query.prompt].flat().filter((v): v is string => typeof v === "string");
+	if (values.some((v) => v.split(" ").includes("none"))) {
+		const state = single(query, "state");
+		if (typeof state === "string" && state.length <= MAX_ECHO) found.state = state;
 		return {
 			error: "login_required",
 			detail: "there is no provider session: the person signs in with a passkey each time",
 		};
 	}
+	if (single(query, "prompt") === null) return invalid("prompt is given twice");
 	return undefined;
 };
 
@@ -210,6 +217,7 @@ export const PAGE_CHECKS: readonly PageCheck[] = [checkClient, checkRedirectUri]
 
 /** The rest of the request, in order: a refusal goes back to the checked redirect address. */
 export const REQUEST_CHECKS: readonly RequestCheck[] = [
+	checkPrompt,
 	checkState,
 	checkNoRequestObject,
 	checkResponseType,
@@ -217,7 +225,6 @@ export const REQUEST_CHECKS: readonly RequestCheck[] = [
 	checkPkce,
 	checkNonce,
 	checkClaims,
-	checkPrompt,
 ];
 
 export function checkAuthorize(query: Query, options: { allowLoopback: boolean }): Checked {

@@ -98,7 +98,7 @@ export function oauthEndpoints(keys: KeyRingCache): FastifyPluginAsyncTypebox {
 			schema: {
 				tags: ["oidc"],
 				summary: "Claims of the granted scopes, and `svc_links` when the sign-in shared entries",
-				description: `Access token in \`Authorization: Bearer\`, or (POST) the form field \`access_token\`. Valid ${ACCESS_TOKEN_TTL_S / 60} minutes.`,
+				description: `Access token in \`Authorization: Bearer\`, or (POST) the form field \`access_token\`. Valid ${ACCESS_TOKEN_TTL_S / 60} minutes. \`svc_links\` lists the sign-in's grant only while it stands (active or paused, with this sign-in's token): not once revoked, expired, deleted or re-tokened by a later sign-in.`,
 				response: {
 					200: Type.Record(Type.String(), Type.Unknown()),
 					401: OAuthProblem,

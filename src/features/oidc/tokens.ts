@@ -7,6 +7,7 @@ import type { Database } from "../../db/schema.ts";
 import { randomToken, sha256Hex } from "../../lib/crypto.ts";
 import { verifierMatches } from "../../lib/oauth.ts";
 import { accountById } from "../accounts/service.ts";
+import { grantStands } from "../grants/service.ts";
 import type { KeyRingCache, RootKey } from "../server/service.ts";
 import {
 	ACCESS_TOKEN_TTL_S,
@@ -145,12 +146,13 @@ export async function userinfo(
 		sub: pairwiseSub(deps.rootKey, account.id, token.client_id),
 		...(await scopeClaims(deps.db, account, scopes)),
 	};
-	if (token.link) {
+	// Only a grant that still stands is listed: one revoked, expired or deleted since this access
+	// token was issued, or re-tokened by a later sign-in, would answer `not_found` or `expired`.
+	const grantToken = token.link ? grantTokenFor(accessToken) : undefined;
+	if (token.link && grantToken && (await grantStands(deps.db, token.link, grantToken, deps.now))) {
 		info.svc_links = {
 			endpoint: `${token.issuer}/api/grants/resolve`,
-			grants: [
-				{ id: token.link, token: grantTokenFor(accessToken), keys: JSON.parse(token.keys) as string[] },
-			],
+			grants: [{ id: token.link, token: grantToken, keys: JSON.parse(token.keys) as string[] }],
 		};
 	}
 	return info;
