@@ -193,7 +193,7 @@ export const grantRoutes: FastifyPluginAsyncTypebox = async (app) => {
 	app.post(
 		"/api/grants/resolve",
 		{
-			config: { rateLimit: app.limits.grantRead },
+			config: { rateLimit: app.limits.grantRead, secret: true },
 			schema: {
 				tags: ["grants"],
 				summary: "Bulk read of grants handed out with a token (another server or a service reads them)",
