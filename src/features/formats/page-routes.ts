@@ -182,7 +182,7 @@ export const pageRoutes: FastifyPluginAsyncTypebox<{ ctx: FormatsContext }> = as
 					etag: (model) => etagOf(model, format, lang),
 					reader: READERS[format],
 					// A browser cannot prove an identity: the page tells it to open the app instead.
-					client: { browser: ask.pages },
+					client: { browser: ask.pages, ip: request.ip },
 				},
 				app.clock.now(),
 			);
@@ -248,6 +248,7 @@ export const pageRoutes: FastifyPluginAsyncTypebox<{ ctx: FormatsContext }> = as
 			case "identity_revoked":
 				return sendPage(reply, 403, ask.lang, appPage(page, link.label));
 			default:
+				if (err.headers) reply.headers(err.headers);
 				return sendPage(reply, err.status, ask.lang, refusalPage(page, err.code, err.message));
 		}
 	}

@@ -110,7 +110,12 @@ const SWEEP_MS = 10 * 60_000;
 
 export const shareRoutes: FastifyPluginAsyncTypebox = async (app) => {
 	const db = app.store.db;
-	const ctx = sharesContext(db, serverClaim(app.config, app.rootKey.fingerprint), app.grantHooks);
+	const ctx = sharesContext(
+		db,
+		serverClaim(app.config, app.rootKey.fingerprint),
+		app.grantHooks,
+		app.keyedLimit("password", app.limits.password),
+	);
 	app.challengeScopes.register(
 		"link",
 		async (_db, slug) => (await ctx.q.linkBySlug(db, { slug })).length > 0,
@@ -164,7 +169,7 @@ export const shareRoutes: FastifyPluginAsyncTypebox = async (app) => {
 		},
 		async (request, reply) => {
 			reply.header("cache-control", "no-store");
-			return resolve(ctx, request.params.slug, request.body, app.clock.now());
+			return resolve(ctx, request.params.slug, request.body, app.clock.now(), { ip: request.ip });
 		},
 	);
 
