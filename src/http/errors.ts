@@ -16,6 +16,10 @@ export const errorCodes = {
 	method_not_allowed: { status: 405, title: "Method not allowed" },
 	conflict: { status: 409, title: "Conflict" },
 	link_status_invalid: { status: 409, title: "The share cannot change to that status" },
+	link_gate_session_required: {
+		status: 403,
+		title: "Loosening a share's gates needs the owner's session, not an API key",
+	},
 	workspace_personal: { status: 409, title: "A personal workspace is deleted only with its account" },
 	// Members and invitations (docs/api.md "Members and invitations"; the spec leaves these open).
 	invitation_invalid: { status: 404, title: "The invitation is unknown" },

@@ -3,8 +3,8 @@
 // status are the server's; the password is write-only (only its scrypt hash is kept).
 //
 // API keys (with `links:read`/`links:write`) may list, view, pause, resume and revoke shares, but a
-// key never opens the vault: it never sees a slug (which would read the values) and cannot name
-// records or sections in a share.
+// key never opens the vault: it never sees a slug (which would read the values), cannot name
+// records or sections in a share, and cannot loosen a share's gates (key-changes.ts).
 import { sql } from "kysely";
 import { Type } from "typebox";
 import type { LinkTable } from "../../db/schema.ts";
@@ -25,6 +25,7 @@ import {
 	isWatermarked,
 	type LinkStatus,
 } from "./lifecycle.ts";
+import { refuseKeyLoosening } from "./key-changes.ts";
 import { publicQueries } from "./public-queries.ts";
 import type { LinkRow } from "./store.ts";
 import * as store from "./store.ts";
@@ -268,7 +269,7 @@ export interface LinkDeps {
 export const linksCollection = defineCollection<LinkRow, LinkInput, LinkInput, LinkDeps>({
 	name: "links",
 	description:
-		"Shares of the active workspace. A share grants the records it names and every record of the sections it names, read live at each resolve. API keys may list, view and change the status of shares but never see a slug or name records.",
+		"Shares of the active workspace. A share grants the records it names and every record of the sections it names, read live at each resolve. API keys may list, view and change the status of shares but never see a slug or name records, and never loosen a share's gates: removing or replacing a password, dropping `requireHandshake` or the watermark (`stamp`, `purpose`), raising or removing `maxViews`, moving `expiresAt` later or removing it need the owner's session (403 `link_gate_session_required`, naming `fields`).",
 	schemas: { item: Link, create: LinkCreate, update: LinkUpdate },
 	query: {
 		id: { type: "text", expr: sql.ref("links.id"), sort: true },
@@ -347,6 +348,7 @@ export const linksCollection = defineCollection<LinkRow, LinkInput, LinkInput, L
 		update: async (ctx, row, input) => {
 			await checkGrants(ctx, input);
 			const changes = await columns(ctx, input, row);
+			if (ctx.caller.kind === "apiKey") refuseKeyLoosening(row, changes);
 			const { status, ...rest } = input;
 			const changesFields = Object.keys(rest).length > 0;
 			await ctx.db.transaction().execute(async (trx) => {
