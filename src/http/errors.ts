@@ -128,6 +128,8 @@ export class AppError extends Error {
 	/** Extra members for the problem body (for example `scope` on `api_key_scope_missing`). */
 	readonly extra: Record<string, unknown> | undefined;
 	readonly headers: Record<string, string> | undefined;
+	/** What the operator's log gets and the caller never sees (how a peer could not be reached). */
+	readonly internal: string | undefined;
 
 	constructor(
 		code: ErrorCode,
@@ -135,6 +137,7 @@ export class AppError extends Error {
 		options: {
 			extra?: Record<string, unknown>;
 			headers?: Record<string, string>;
+			internal?: string;
 			/** Where the spec pairs one code with two statuses (`passkey_verification_failed`: 401 at
 			 * login, 400 at registration), the call site names the other one. */
 			status?: number;
@@ -146,6 +149,7 @@ export class AppError extends Error {
 		this.status = options.status ?? errorCodes[code].status;
 		this.extra = options.extra;
 		this.headers = options.headers;
+		this.internal = options.internal;
 	}
 }
 

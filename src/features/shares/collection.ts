@@ -11,11 +11,13 @@ import type { LinkTable } from "../../db/schema.ts";
 import type { AccountCaller } from "../../http/auth.ts";
 import { AppError } from "../../http/errors.ts";
 import { hashPassword } from "../../lib/password.ts";
+import { stripDisguising } from "../../lib/sniff.ts";
 import { invalidField, iso, isoOrNull, Nullable, parseExpiry, Timestamp } from "../collections/fields.ts";
 import { defineCollection, type OperationContext } from "../collections/registry.ts";
 import { connectionForShare } from "../connections/service.ts";
 import { checkIdentityOwnership } from "../identity/service.ts";
 import { type GrantHooks, runLinkDeleted } from "./grant-hooks.ts";
+import { refuseKeyLoosening } from "./key-changes.ts";
 import {
 	assertHandOverable,
 	changeLinkStatus,
@@ -25,7 +27,6 @@ import {
 	isWatermarked,
 	type LinkStatus,
 } from "./lifecycle.ts";
-import { refuseKeyLoosening } from "./key-changes.ts";
 import { publicQueries } from "./public-queries.ts";
 import type { LinkRow } from "./store.ts";
 import * as store from "./store.ts";
@@ -213,7 +214,7 @@ async function columns(
 	current?: LinkTable,
 ): Promise<Partial<LinkTable>> {
 	const out: Partial<LinkTable> = {};
-	if (input.label !== undefined) out.label = input.label.trim();
+	if (input.label !== undefined) out.label = stripDisguising(input.label).trim();
 	if (input.password !== undefined)
 		out.password_hash = input.password === null ? null : await hashPassword(input.password);
 	if (input.maxViews !== undefined) out.max_views = input.maxViews;
