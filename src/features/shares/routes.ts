@@ -161,7 +161,7 @@ export const shareRoutes: FastifyPluginAsyncTypebox = async (app) => {
 				tags: ["shares"],
 				summary: "Resolve a share: pass its gates, consume one view, read the current values",
 				description:
-					"Gates in order: status (404 `link_paused`, `link_revoked`, `link_expired`), password (401 `link_password_required`, `link_password_invalid`), handshake (401 `challenge_required`, `challenge_invalid`, `signature_invalid`; 403 `identity_revoked`), then one view taken atomically: a reader who lost the last view to a concurrent one gets 404 `link_expired`.",
+					"Gates in order: status (404 `link_paused`, `link_revoked`, `link_expired`), password (401 `link_password_required`, `link_password_invalid`), handshake (401 `challenge_required`, `challenge_invalid`, `signature_invalid`; 403 `identity_revoked`), then one view taken atomically: a reader who lost the last view to a concurrent one gets 404 `link_expired`. Password attempts at one share by one client are counted together with those at `/s/{slug}` (GET, HEAD, POST): the 31st in a minute is 429 `rate_limited` with `Retry-After`.",
 				params: Slug,
 				body: ResolveBody,
 				response: { 200: Resolved, ...errors(400, 401, 403, 404, 429) },
