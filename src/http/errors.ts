@@ -16,6 +16,10 @@ export const errorCodes = {
 	method_not_allowed: { status: 405, title: "Method not allowed" },
 	conflict: { status: 409, title: "Conflict" },
 	link_status_invalid: { status: 409, title: "The share cannot change to that status" },
+	link_gate_session_required: {
+		status: 403,
+		title: "Loosening a share's gates needs the owner's session, not an API key",
+	},
 	workspace_personal: { status: 409, title: "A personal workspace is deleted only with its account" },
 	// Members and invitations (docs/api.md "Members and invitations"; the spec leaves these open).
 	invitation_invalid: { status: 404, title: "The invitation is unknown" },
@@ -124,6 +128,8 @@ export class AppError extends Error {
 	/** Extra members for the problem body (for example `scope` on `api_key_scope_missing`). */
 	readonly extra: Record<string, unknown> | undefined;
 	readonly headers: Record<string, string> | undefined;
+	/** What the operator's log gets and the caller never sees (how a peer could not be reached). */
+	readonly internal: string | undefined;
 
 	constructor(
 		code: ErrorCode,
@@ -131,6 +137,7 @@ export class AppError extends Error {
 		options: {
 			extra?: Record<string, unknown>;
 			headers?: Record<string, string>;
+			internal?: string;
 			/** Where the spec pairs one code with two statuses (`passkey_verification_failed`: 401 at
 			 * login, 400 at registration), the call site names the other one. */
 			status?: number;
@@ -142,6 +149,7 @@ export class AppError extends Error {
 		this.status = options.status ?? errorCodes[code].status;
 		this.extra = options.extra;
 		this.headers = options.headers;
+		this.internal = options.internal;
 	}
 }
 

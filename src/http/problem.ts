@@ -78,7 +78,9 @@ export function registerProblemHandlers(app: FastifyInstance): void {
 	app.setErrorHandler((err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
 		const mapped = missingBody(err, request) ?? toAppError(err);
 		if (mapped) {
-			if (mapped.status >= 500) request.log.error({ err }, "request failed");
+			if (mapped.internal !== undefined)
+				request.log.warn({ code: mapped.code, detail: mapped.internal }, mapped.message);
+			else if (mapped.status >= 500) request.log.error({ err }, "request failed");
 			return sendProblem(reply, mapped);
 		}
 		request.log.error({ err, reqId: request.id }, "unhandled error");

@@ -20,7 +20,17 @@ declare module "fastify" {
 		/** This route's limit per client (one of `rateLimits`); a route without one is not limited. */
 		rateLimit?: Limit;
 	}
+	interface FastifyInstance {
+		/**
+		 * A limit counted per subject and client across every route that asks it (not per route):
+		 * one counter per `name`, in memory or in Redis like the routes' (`svc-rl:<name>-<subject>-<client>`).
+		 */
+		keyedLimit(name: string, limit: Limit): KeyedLimit;
+	}
 }
+
+/** Counts one attempt at `subject` by the client at `ip`; past the limit, throws 429 `rate_limited`. */
+export type KeyedLimit = (subject: string, ip: string) => Promise<void>;
 
 export interface Limit {
 	max: number;
@@ -43,6 +53,8 @@ export function rateLimits(config: Pick<RateLimitSettings, "ratelimitConnectRequ
 		probe: { max: 120, timeWindow: minute },
 		/** Password gates and resolves: low so a slug's password cannot be brute-forced. */
 		gate: { max: 30, timeWindow: minute },
+		/** Password attempts at one share by one client, every route that checks a password together. */
+		password: { max: 30, timeWindow: minute },
 		/** Challenge nonces. */
 		challenge: { max: 60, timeWindow: minute },
 		/** Passkey ceremonies (login per IP, as the spec asks). */
@@ -210,6 +222,27 @@ function limiter(counter: Counter, limit: Limit, clock: Clock): onRequestHookHan
 	};
 }
 
+/** A keyed limit over one counter: the subject and the client make the key. */
+function keyedCounter(counter: Counter, limit: Limit, clock: Clock): KeyedLimit {
+	return (subject, ip) =>
+		new Promise((resolve, reject) => {
+			counter.incr(`${subject}-${clientKey(ip)}`, clock.now(), (err, count) => {
+				if (err || !count) {
+					return reject(
+						new AppError("service_unavailable", "Rate limits cannot be counted right now; retry later"),
+					);
+				}
+				if (count.current <= limit.max) return resolve();
+				const reset = String(Math.ceil(count.ttl / 1000));
+				reject(
+					new AppError("rate_limited", `Too many attempts; retry in ${reset} s`, {
+						headers: { "retry-after": reset },
+					}),
+				);
+			});
+		});
+}
+
 export async function registerRateLimit(app: FastifyInstance, config: RateLimitSettings): Promise<void> {
 	// The Redis client is loaded only when REDIS_URL is set; one node keeps counters in memory.
 	let redis: RateLimitRedis | undefined;
@@ -233,13 +266,22 @@ export async function registerRateLimit(app: FastifyInstance, config: RateLimitS
 		redis = client as RateLimitRedis;
 		app.addHook("onClose", async () => void (await client.quit()));
 	}
+	const counterFor = (prefix: string, limit: Limit): Counter =>
+		redis ? new RedisCounter(redis, prefix, limit.timeWindow, app.log) : new MemoryCounter(limit.timeWindow);
+	const keyed = new Map<string, KeyedLimit>();
+	app.decorate("keyedLimit", (name: string, limit: Limit): KeyedLimit => {
+		let found = keyed.get(name);
+		if (!found) {
+			found = keyedCounter(counterFor(`svc-rl:${name}-`, limit), limit, app.clock);
+			keyed.set(name, found);
+		}
+		return found;
+	});
 	app.addHook("onRoute", (route) => {
 		const limit = route.config?.rateLimit;
 		if (!limit) return;
 		// The plugin's key layout: a route's counters under its method and path.
-		const counter = redis
-			? new RedisCounter(redis, `svc-rl:${route.method}${route.url}-`, limit.timeWindow, app.log)
-			: new MemoryCounter(limit.timeWindow);
+		const counter = counterFor(`svc-rl:${route.method}${route.url}-`, limit);
 		const hooks = route.onRequest ? [route.onRequest].flat() : [];
 		route.onRequest = [...hooks, limiter(counter, limit, app.clock)];
 	});

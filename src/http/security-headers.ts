@@ -1,6 +1,19 @@
 // The usual security headers on every response. API answers get a CSP that allows nothing; pages
 // set their own stricter-than-default policy (scripts only from this origin, no inline script).
-import type { FastifyInstance } from "fastify";
+//
+// Caching (docs/api.md "Caching"): an answer to a request that carries a credential (any
+// `Authorization`, `X-API-Key` or `X-Svc-Connection` header), and an answer of a route marked
+// `config: { secret: true }` (it hands out a session token, a code, a ticket, a token or a link),
+// is `Cache-Control: no-store` unless the route set its own. Public reads keep what their routes
+// set (share formats, status lists, keys).
+import type { FastifyInstance, FastifyRequest } from "fastify";
+
+declare module "fastify" {
+	interface FastifyContextConfig {
+		/** The answer carries a secret: `Cache-Control: no-store` unless the route sets its own. */
+		secret?: boolean;
+	}
+}
 
 export const API_CSP = "default-src 'none'; frame-ancestors 'none'";
 export const PAGE_CSP =
@@ -24,6 +37,15 @@ export function registerSecurityHeaders(app: FastifyInstance): void {
 		reply.header("x-request-id", request.id);
 		if (!reply.hasHeader("content-security-policy")) reply.header("content-security-policy", API_CSP);
 		if (strictTransport) reply.header("strict-transport-security", "max-age=31536000; includeSubDomains");
+		if (!reply.hasHeader("cache-control") && (credentialed(request) || request.routeOptions.config?.secret)) {
+			reply.header("cache-control", "no-store");
+		}
 		done(null, payload);
 	});
+}
+
+/** A request that presents a credential of any kind, valid or not. */
+function credentialed(request: FastifyRequest): boolean {
+	const h = request.headers;
+	return h.authorization !== undefined || h["x-api-key"] !== undefined || h["x-svc-connection"] !== undefined;
 }

@@ -24,6 +24,16 @@ export type PeerKey =
 	| { state: "dnsMissing"; reason: string }
 	| { state: "unreachable"; reason: string };
 
+/**
+ * What an unauthenticated caller is told when another server cannot be asked: that it could not
+ * be reached, never how this server resolved or dialled it (a blocked address, a refused
+ * connection, a timeout); the detail goes to the operator's log.
+ */
+export const PEER_UNREACHABLE = "could not be reached";
+/** The same for a sender whose root key could not be had (`POST /api/grants/events`, 503). */
+export const PEER_KEY_UNAVAILABLE =
+	"its root key could not be fetched and checked against its DNS pin; retry later";
+
 const DOMAIN = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)+$/;
 const HEX64 = /^[0-9a-f]{64}$/;
 const MAX_BODY = 256 * 1024;

@@ -66,12 +66,36 @@ export class HeadCapture extends Transform {
 }
 
 /**
- * The last path segment of a client's file name, without control characters (NUL among them),
- * lone surrogates, quotes or separators, at most 200 characters (the extension kept), `file`
- * when nothing is left.
+ * Characters that change how a name is shown without being seen: C0 and C1 controls, DEL, and the
+ * bidirectional marks, embeddings, overrides and isolates (U+061C, U+200E, U+200F, U+202A to
+ * U+202E, U+2066 to U+2069). `invoice\u202Efdp.exe` shows as `invoiceexe.pdf`.
+ */
+export function isDisguising(c: number): boolean {
+	return (
+		c < 0x20 ||
+		(c >= 0x7f && c <= 0x9f) ||
+		c === 0x61c ||
+		c === 0x200e ||
+		c === 0x200f ||
+		(c >= 0x202a && c <= 0x202e) ||
+		(c >= 0x2066 && c <= 0x2069)
+	);
+}
+
+/** `text` without the characters that disguise how it reads (file names, share labels). */
+export function stripDisguising(text: string): string {
+	let out = "";
+	for (const ch of text) if (!isDisguising(ch.codePointAt(0) ?? 0)) out += ch;
+	return out;
+}
+
+/**
+ * The last path segment of a client's file name, without control characters (NUL among them, C1
+ * too), bidirectional controls, lone surrogates, quotes or separators, at most 200 characters (the
+ * extension kept), `file` when nothing is left.
  */
 export function sanitizeFilename(raw: string | undefined): string {
-	const base = (raw ?? "").split(/[/\\]/).pop() ?? "";
+	const base = stripDisguising((raw ?? "").split(/[/\\]/).pop() ?? "");
 	const UNSAFE = '"<>:|?*';
 	let name = [...base]
 		.filter((ch) => {
@@ -94,7 +118,9 @@ export function sanitizeFilename(raw: string | undefined): string {
 }
 
 /** A Content-Disposition value with an ASCII fallback and the UTF-8 name (RFC 6266, RFC 8187). */
-export function contentDisposition(kind: "inline" | "attachment", filename: string): string {
+export function contentDisposition(kind: "inline" | "attachment", name: string): string {
+	// Names stored before the rule, and labels, may still hold them: never in the header.
+	const filename = stripDisguising(name);
 	const ascii = filename.replace(/[^\x20-\x7e]/g, "_").replace(/["\\]/g, "_");
 	const encoded = encodeURIComponent(filename).replace(
 		/['()*]/g,

@@ -353,6 +353,15 @@ describe("signed grant event batches between two servers", () => {
 		await expect(await postBatch(claim), 400, "validation_failed");
 		await expect(await postBatch({ payload: real.payload }), 400, "validation_failed");
 		await expect(await postBatch({ ...real, extra: 1 }), 400, "validation_failed");
+		// Signed, but an event from the far future (it would freeze the answer's status) or on a day
+		// that does not exist (it would roll over): refused as a whole.
+		for (const at of [
+			"9999-12-31T00:00:00.000Z",
+			new Date(now + 5 * 60_000).toISOString(),
+			"2026-02-30T10:00:00Z",
+		]) {
+			await expect(await postBatch(signBatch(me(), REQ, [{ ...event, at }], now)), 400, "validation_failed");
+		}
 
 		assert.deepEqual(await remoteRow(a.responseId), before);
 		assert.equal(callbacks(a.responseId, "grant.revoked").length, 0);
@@ -381,6 +390,27 @@ describe("signed grant event batches between two servers", () => {
 		const a = await answered();
 		dns.txt.delete(`_svc.${RESP}`);
 		try {
+			// Asked directly: the unauthenticated answer says the key could not be had, not why.
+			const direct = await postBatch(
+				signBatch(
+					me(),
+					REQ,
+					[
+						{
+							event: "grant.changed",
+							grant: a.grantId,
+							slug: a.request.slug,
+							status: "active",
+							at: new Date().toISOString(),
+						},
+					],
+					Date.now(),
+				),
+			);
+			assert.equal(direct.status, 503);
+			const problem = (await direct.json()) as { code: string; detail: string };
+			assert.equal(problem.code, "peer_key_unavailable");
+			assert.doesNotMatch(problem.detail, /_svc|TXT|DNS did not|resolves|refused|timed out/);
 			await onResp("PATCH", `/api/collections/records/records/${a.nameRecord}`, { value: "Ada L." });
 			const t0 = Date.now();
 			assert.deepEqual(await resp.app.outbox.drainOnce(t0), { delivered: 0, retrying: 1, failed: 0 });

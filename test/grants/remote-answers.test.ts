@@ -213,6 +213,20 @@ describe("remote answers between two servers", () => {
 		);
 		assert.deepEqual(await counts(two.resp), before);
 	});
+
+	test("an unauthenticated caller naming a relaying server that cannot be asked learns only that", async () => {
+		const r = await makeRequest();
+		const res = await call(
+			two.req,
+			"POST",
+			`/api/public/requests/${r.slug}/remote`,
+			{ server: "down.test", grant: { id: "g", token: "t", keys: ["name"] } },
+			false,
+		);
+		expectCode(res, 502, "remote_unreachable");
+		const { detail } = res.json() as { detail: string };
+		assert.equal(detail, "The responder's server could not be reached");
+	});
 	test("GET /api/requests/{id}/links: remote answers by bulk read (notModified too), a change shows, a down server is unreachable", async () => {
 		const r = await makeRequest();
 		const res = await call(two.resp, "POST", "/api/requests/remote", {

@@ -8,7 +8,7 @@ import type { Kysely, Transaction } from "kysely";
 import type { AttestationTable, Database } from "../../db/schema.ts";
 import { AppError } from "../../http/errors.ts";
 import { newId, randomToken, sha256Hex } from "../../lib/crypto.ts";
-import type { PeerOptions } from "../../lib/peer.ts";
+import { PEER_UNREACHABLE, type PeerOptions } from "../../lib/peer.ts";
 import { spendNonce, verifyChallenge } from "../challenges/service.ts";
 import { invalidField, parseExpiry } from "../collections/fields.ts";
 import { fetchPeerStanding, identityByFingerprint, verifyPeerIdentity } from "../identity/service.ts";
@@ -227,7 +227,9 @@ export async function proveHolder(deps: ClaimDeps, token: string, input: ClaimIn
 	} else {
 		const issued = await verifyPeerIdentity(domain, identity, deps.peer);
 		if (issued.state === "unreachable")
-			throw new AppError("remote_unreachable", `${domain}: ${issued.reason}`);
+			throw new AppError("remote_unreachable", `${domain} ${PEER_UNREACHABLE}`, {
+				internal: `${domain}: ${issued.reason}`,
+			});
 		if (issued.state !== "verified") throw new AppError("remote_identity_invalid", issued.reason);
 		await verifyChallenge(
 			db,
@@ -243,7 +245,9 @@ export async function proveHolder(deps: ClaimDeps, token: string, input: ClaimIn
 		);
 		const standing = await fetchPeerStanding(domain, issued.fingerprint, deps.peer);
 		if (standing.state === "unreachable")
-			throw new AppError("remote_unreachable", `${domain}: ${standing.reason}`);
+			throw new AppError("remote_unreachable", `${domain} ${PEER_UNREACHABLE}`, {
+				internal: `${domain}: ${standing.reason}`,
+			});
 		if (standing.state !== "verified") throw new AppError("remote_identity_invalid", standing.reason);
 		if (standing.status !== "active") throw new AppError("identity_revoked");
 		key = issued.publicKey;

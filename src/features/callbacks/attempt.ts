@@ -5,6 +5,7 @@ import type { Kysely, Transaction } from "kysely";
 import type { Database } from "../../db/schema.ts";
 import { AppError } from "../../http/errors.ts";
 import type { OutboundClient, OutboundResult } from "../../lib/outbound.ts";
+import { PEER_UNREACHABLE } from "../../lib/peer.ts";
 import type { TemplateItem } from "../vault/templates/service.ts";
 import { samplePayload } from "./payloads.ts";
 import * as store from "./store.ts";
@@ -96,7 +97,7 @@ export interface TestResult {
  * and the `X-Svc-Request` header are used.
  */
 export async function testDelivery(
-	deps: { db: Db; client: OutboundClient },
+	deps: { db: Db; client: OutboundClient; log?: (detail: string) => void },
 	workspaceId: string,
 	input: { url: string; requestId?: string | undefined },
 ): Promise<TestResult> {
@@ -115,5 +116,9 @@ export async function testDelivery(
 	const outcome = judge(sent, deps.client.timeoutMs);
 	if (outcome.ok) return { ok: true, status: outcome.status, code: "ok", detail: outcome.detail };
 	const code = outcome.reason === "timeout" ? "unreachable" : outcome.reason;
-	return { ok: false, status: outcome.status, code, detail: outcome.detail };
+	if (code !== "unreachable") return { ok: false, status: outcome.status, code, detail: outcome.detail };
+	// A refused connection is not told from a timeout (that would map ports behind the address);
+	// the operator's log has which.
+	deps.log?.(outcome.detail);
+	return { ok: false, status: 0, code, detail: `unreachable: the receiver ${PEER_UNREACHABLE}` };
 }

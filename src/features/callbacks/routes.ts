@@ -115,7 +115,8 @@ const plugin: FastifyPluginAsyncTypebox<CallbackOptions> = async (app, opts) => 
 		},
 		async (request) => {
 			const caller = request.caller as { workspaceId: string };
-			return testDelivery({ db: app.store.db, client }, caller.workspaceId, request.body);
+			const log = (detail: string) => request.log.warn({ detail }, "callback test: receiver unreachable");
+			return testDelivery({ db: app.store.db, client, log }, caller.workspaceId, request.body);
 		},
 	);
 };

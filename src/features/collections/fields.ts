@@ -2,6 +2,7 @@
 // the database error shapes both dialects produce for a broken unique or foreign key.
 import { type TSchema, Type } from "typebox";
 import { AppError } from "../../http/errors.ts";
+import { parseIsoInstant } from "../../lib/iso-date.ts";
 
 export const KEY_PATTERN = "^[a-z0-9_-]{1,64}$";
 
@@ -25,13 +26,14 @@ export function invalidField(field: string, message: string): AppError {
 }
 
 /**
- * An `expiresAt` member: an ISO 8601 date-time (a date alone is refused: it names no instant) that
+ * An `expiresAt` member: an ISO 8601 date-time (a date alone is refused: it names no instant;
+ * without a zone it is UTC) that exists (`2030-02-30T00:00:00Z` is refused, not rolled over) and
  * lies in the future. Answers the instant in milliseconds.
  */
 export function parseExpiry(value: string, now: number, field = "expiresAt"): number {
-	const ms = Date.parse(value);
-	if (!/^\d{4}-\d{2}-\d{2}T/.test(value) || Number.isNaN(ms)) {
-		throw invalidField(field, "must be an ISO 8601 date-time");
+	const ms = /^\d{4}-\d{2}-\d{2}T/.test(value) ? parseIsoInstant(value, { zoneless: true }) : undefined;
+	if (ms === undefined) {
+		throw invalidField(field, "must be an ISO 8601 date-time that exists");
 	}
 	if (ms <= now) throw invalidField(field, "must be in the future");
 	return ms;

@@ -4,6 +4,7 @@
 // Values are type-checked per field, so PostgreSQL never sees `bigint = 'abc'` (a 500 otherwise).
 import { type Expression, type RawBuilder, type SqlBool, sql } from "kysely";
 import type { Dialect } from "../../db/index.ts";
+import { parseIsoInstant } from "../../lib/iso-date.ts";
 import { containsSql } from "./contains.ts";
 import type { ComparisonOp, FilterNode, Literal, Operand } from "./filter.ts";
 import { filterError } from "./filter.ts";
@@ -135,8 +136,11 @@ function bindValue(f: QueryField, name: string, value: Exclude<Literal, null>, a
 			return value ? 1 : 0;
 		case "date": {
 			if (typeof value === "number" && Number.isSafeInteger(value)) return value;
-			const ms = typeof value === "string" && DATE.test(value) ? Date.parse(zoned(value)) : Number.NaN;
-			if (!Number.isFinite(ms)) {
+			const ms =
+				typeof value === "string" && DATE.test(value)
+					? parseIsoInstant(value, { dateOnly: true, zoneless: true })
+					: undefined;
+			if (ms === undefined) {
 				throw filterError(`date field "${name}" compares with an ISO 8601 date such as "2025-01-31"`, at);
 			}
 			return ms;
@@ -156,11 +160,4 @@ function bindValue(f: QueryField, name: string, value: Exclude<Literal, null>, a
 function asColumnLiteral(value: string | number, dialect: Dialect): unknown {
 	if (typeof value !== "number" || dialect !== "postgres") return value;
 	return sql`cast(${value} as bigint)`;
-}
-
-/** Date.parse reads a zone-less date-time as local time; ours are UTC. */
-function zoned(value: string): string {
-	const iso = value.replace(" ", "T");
-	if (/^\d{4}-\d{2}-\d{2}$/.test(iso) || /(?:Z|[+-]\d{2}:\d{2})$/.test(iso)) return iso;
-	return `${iso}Z`;
 }

@@ -182,7 +182,7 @@ export const pageRoutes: FastifyPluginAsyncTypebox<{ ctx: FormatsContext }> = as
 					etag: (model) => etagOf(model, format, lang),
 					reader: READERS[format],
 					// A browser cannot prove an identity: the page tells it to open the app instead.
-					client: { browser: ask.pages },
+					client: { browser: ask.pages, ip: request.ip },
 				},
 				app.clock.now(),
 			);
@@ -248,6 +248,7 @@ export const pageRoutes: FastifyPluginAsyncTypebox<{ ctx: FormatsContext }> = as
 			case "identity_revoked":
 				return sendPage(reply, 403, ask.lang, appPage(page, link.label));
 			default:
+				if (err.headers) reply.headers(err.headers);
 				return sendPage(reply, err.status, ask.lang, refusalPage(page, err.code, err.message));
 		}
 	}
@@ -260,7 +261,7 @@ export const pageRoutes: FastifyPluginAsyncTypebox<{ ctx: FormatsContext }> = as
 				tags: ["shares"],
 				summary: "The share page, or the share as CSV, vCard or iCalendar (content negotiation)",
 				description:
-					'`?format=` wins over `Accept`; the page\'s language follows `Accept-Language` (English, German). An answer carrying values is a resolve and takes one view; `If-None-Match` matching the current `ETag` answers 304 without a view; HEAD takes none. A password share: the page shows a form (POST), other formats take the password as HTTP Basic (401 `link_password_required` or `link_password_invalid` with `WWW-Authenticate`). 401 `challenge_required` for a share needing a proven identity (the page says to use the app, 403). 404 `link_not_found`, `link_paused`, `link_revoked`, `link_expired` (the page: a page with status 404). See docs/api.md "Share page and formats".',
+					"`?format=` wins over `Accept`; the page's language follows `Accept-Language` (English, German). An answer carrying values is a resolve and takes one view; `If-None-Match` matching the current `ETag` answers 304 without a view; HEAD takes none. A password share: the page shows a form (POST), other formats take the password as HTTP Basic (401 `link_password_required` or `link_password_invalid` with `WWW-Authenticate`); password attempts at one share by one client, HEAD included, are counted with the resolve's and the form's: the 31st in a minute is 429 `rate_limited`. 401 `challenge_required` for a share needing a proven identity (the page says to use the app, 403). 404 `link_not_found`, `link_paused`, `link_revoked`, `link_expired` (the page: a page with status 404). See docs/api.md \"Share page and formats\".",
 				params: Slug,
 				querystring: Query,
 				response: {

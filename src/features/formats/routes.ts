@@ -13,6 +13,7 @@ export const formatRoutes: FastifyPluginAsyncTypebox = async (app) => {
 		app.store.db,
 		serverClaim(app.config, app.rootKey.fingerprint),
 		app.grantHooks,
+		app.keyedLimit("password", app.limits.password),
 	);
 	// The ETags' key: from the root key, so every node (and a restarted one) gives the same tags.
 	const etagKey = crypto

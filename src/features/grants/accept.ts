@@ -7,7 +7,13 @@ import type { Kysely } from "kysely";
 import type { Database, RequestAnswerTable } from "../../db/schema.ts";
 import { AppError } from "../../http/errors.ts";
 import { newId } from "../../lib/crypto.ts";
-import { isDomainName, type PeerKey, type PeerOptions, resolvePeerKey } from "../../lib/peer.ts";
+import {
+	isDomainName,
+	PEER_UNREACHABLE,
+	type PeerKey,
+	type PeerOptions,
+	resolvePeerKey,
+} from "../../lib/peer.ts";
 import { postPeerJson } from "../../lib/peer-client.ts";
 import { checkValue, keepRemoteAnswer, passRequestGates, remoteAnswerOf } from "../answers/service.ts";
 import { enqueueGrantEvent, enqueueSubmission } from "../callbacks/service.ts";
@@ -34,7 +40,9 @@ export interface AcceptDeps {
 	now: number;
 }
 
-const unreachable = (detail: string) => new AppError("remote_unreachable", detail);
+/** Answered to an unauthenticated caller: the detail only in the log. */
+const unreachable = (detail: string) =>
+	new AppError("remote_unreachable", `The responder's server ${PEER_UNREACHABLE}`, { internal: detail });
 
 /** Reads grants of `base` with their tokens (bulk read); throws remote_unreachable when it cannot. */
 export async function readRemoteGrants(

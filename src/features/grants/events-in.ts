@@ -6,7 +6,8 @@ import type { Kysely } from "kysely";
 import type { Database } from "../../db/schema.ts";
 import { AppError } from "../../http/errors.ts";
 import { rsaVerifyHex, type SignedEnvelope } from "../../lib/crypto.ts";
-import { isDomainName, type PeerOptions, resolvePeerKey } from "../../lib/peer.ts";
+import { parseIsoInstant } from "../../lib/iso-date.ts";
+import { isDomainName, PEER_KEY_UNAVAILABLE, type PeerOptions, resolvePeerKey } from "../../lib/peer.ts";
 import { applyRemoteStatus } from "../answers/service.ts";
 import type { GrantEventName } from "../callbacks/service.ts";
 import { enqueueGrantEvents, type GrantEventInput } from "../callbacks/service.ts";
@@ -61,7 +62,8 @@ function decode(payload: string): Batch {
 	}
 	const events = b.events.map((raw: unknown, i) => {
 		const e = (raw ?? {}) as Record<string, unknown>;
-		const at = typeof e.at === "string" && ISO.test(e.at) ? Date.parse(e.at) : Number.NaN;
+		const at =
+			typeof e.at === "string" && ISO.test(e.at) ? (parseIsoInstant(e.at) ?? Number.NaN) : Number.NaN;
 		if (
 			typeof raw !== "object" ||
 			!EVENTS.has(e.event as GrantEventName) ||
@@ -94,11 +96,20 @@ export async function acceptEventBatch(
 		throw refused("the batch is more than five minutes old: batches are signed again at every attempt");
 	}
 	if (batch.sender === deps.domain) throw refused("the batch names this server as its sender");
+	// An event from the future would outrank every later one for its answer (an event older than
+	// the status recorded is ignored) and freeze it: beyond the clock skew it is refused.
+	const future = batch.events.findIndex((e) => e.at > deps.now + CLOCK_SKEW_S * 1000);
+	if (future >= 0) {
+		throw invalidField("payload", `event ${future} has \`at\` more than ${CLOCK_SKEW_S} s in the future`);
+	}
 
 	const key = await resolvePeerKey(batch.sender, deps.peer);
 	if (key.state !== "verified") {
-		throw new AppError("peer_key_unavailable", `${batch.sender}: ${key.reason}`, {
+		// The caller is unauthenticated: it learns that the key could not be had, not how this
+		// server resolved or reached the sender (that goes to the log).
+		throw new AppError("peer_key_unavailable", `${batch.sender}: ${PEER_KEY_UNAVAILABLE}`, {
 			headers: { "retry-after": "30" },
+			internal: `${batch.sender}: ${key.reason}`,
 		});
 	}
 	if (!rsaVerifyHex(key.publicKey, envelope.payload, envelope.signature)) {

@@ -8,7 +8,7 @@ import { errors } from "../../http/schemas.ts";
 import type { PeerOptions } from "../../lib/peer.ts";
 import { MAX_VALUE_LENGTH } from "../answers/service.ts";
 import { acceptRemoteAnswer } from "./accept.ts";
-import { acceptEventBatch } from "./events-in.ts";
+import { acceptEventBatch, CLOCK_SKEW_S } from "./events-in.ts";
 import { MAX_EVENTS_PER_BATCH, onWorkspaceDeleted, registerPeerEventHooks } from "./events-out.ts";
 import { relayAnswer } from "./relay.ts";
 import { resolveGrants } from "./resolve.ts";
@@ -194,7 +194,7 @@ export const grantRoutes: FastifyPluginAsyncTypebox = async (app) => {
 	app.post(
 		"/api/grants/resolve",
 		{
-			config: { rateLimit: app.limits.grantRead },
+			config: { rateLimit: app.limits.grantRead, secret: true },
 			// The spec names this refusal on its own (Errors, 400: "none or more than 100"): its code,
 			// before the schema (whose minItems/maxItems document the bound) would say validation_failed.
 			preValidation: async (request) => {
@@ -242,7 +242,7 @@ export const grantRoutes: FastifyPluginAsyncTypebox = async (app) => {
 			schema: {
 				tags: ["grants"],
 				summary: "Receive a signed batch of grant events from the server holding the grants",
-				description: `Called by another server about answers it relayed here. \`payload\` is base64url of the exact signed JSON bytes \`{type: "grant-events-v1", sender, audience, iat, exp, events: [{event, grant, slug, status, at}]}\` (1 to ${MAX_EVENTS_PER_BATCH} events); \`signature\` is hex RSASSA-PKCS1-v1_5 SHA-256 by the sender's root key over the payload string. Refused with 401 \`event_signature_invalid\` (the sender does not retry) when the audience is not this server, the batch was signed five minutes ago or more (or over a minute in the future), or the signature is not the key pinned at \`_svc.<sender>\`; 503 \`peer_key_unavailable\` with \`Retry-After\` when that key cannot be fetched or does not match its pin (the sender retries); 400 \`validation_failed\` (\`body.payload\`) for a payload that is not such a batch. Each event is applied to the remote answer holding that grant from that sender unless one as new or newer was recorded (\`at\`), and passed to the request's callback with \`server\`. \`applied\` counts the events applied; unknown grants and older events are ignored, not refused.`,
+				description: `Called by another server about answers it relayed here. \`payload\` is base64url of the exact signed JSON bytes \`{type: "grant-events-v1", sender, audience, iat, exp, events: [{event, grant, slug, status, at}]}\` (1 to ${MAX_EVENTS_PER_BATCH} events); \`signature\` is hex RSASSA-PKCS1-v1_5 SHA-256 by the sender's root key over the payload string. Refused with 401 \`event_signature_invalid\` (the sender does not retry) when the audience is not this server, the batch was signed five minutes ago or more (or over a minute in the future), or the signature is not the key pinned at \`_svc.<sender>\`; 503 \`peer_key_unavailable\` with \`Retry-After\` when that key cannot be fetched or does not match its pin (the sender retries; the detail never says how the name resolved or why it could not be reached); 400 \`validation_failed\` (\`body.payload\`) for a payload that is not such a batch, or with an event whose \`at\` does not exist or lies more than ${CLOCK_SKEW_S} s after this server's now. Each event is applied to the remote answer holding that grant from that sender unless one as new or newer was recorded (\`at\`), and passed to the request's callback with \`server\`. \`applied\` counts the events applied; unknown grants and older events are ignored, not refused.`,
 				body: Type.Object(
 					{
 						payload: Type.String({ minLength: 1, maxLength: 512 * 1024 }),

@@ -128,11 +128,14 @@ export const identityRoutes: FastifyPluginAsyncTypebox = async (app) => {
 			const identity = request.body.identity;
 			if (identity !== undefined && !FINGERPRINT.test(identity))
 				throw new AppError("identity_fingerprint_invalid");
-			return verifyPeer(domain, identity, {
+			const { internal, ...verdict } = await verifyPeer(domain, identity, {
 				dnsServers: config.dnsServers,
 				peerOverrides: config.peerOverrides,
 				now: clock.now(),
 			});
+			if (internal !== undefined)
+				request.log.warn({ domain, detail: internal }, "verify-peer: peer unreachable");
+			return verdict;
 		},
 	);
 };

@@ -2,7 +2,14 @@
 // DNS-pinned root key, and the peer's own signed word on the identity's standing.
 import crypto from "node:crypto";
 import { openEnvelope, rsaVerifyHex, spkiFingerprint } from "../../lib/crypto.ts";
-import { asEnvelope, fetchJson, type PeerKey, type PeerOptions, resolvePeerKey } from "../../lib/peer.ts";
+import {
+	asEnvelope,
+	fetchJson,
+	PEER_UNREACHABLE,
+	type PeerKey,
+	type PeerOptions,
+	resolvePeerKey,
+} from "../../lib/peer.ts";
 import { FINGERPRINT, STATUS_TYPE, type Standing } from "./standing.ts";
 
 type Failed = Exclude<PeerKey, { state: "verified" }>;
@@ -111,7 +118,12 @@ export interface PeerVerdict {
 	fingerprint?: string;
 	identity?: { fingerprint: string; status: Standing };
 	checkedAt: string;
+	/** How the peer could not be reached, for the operator's log; never answered. */
+	internal?: string;
 }
+
+/** An unreachable peer: the caller learns only that (a refused port is not told from a timeout). */
+const unreached = (reason: string) => ({ reason: `the peer ${PEER_UNREACHABLE}`, internal: reason });
 
 /** The verdict of `POST /api/verify-peer`: the DNS pin, and with `identity`, the peer's word on it. */
 export async function verifyPeer(
@@ -125,7 +137,7 @@ export async function verifyPeer(
 		case "dnsMissing":
 			return { domain, state: "dnsMissing", reason: pin.reason, checkedAt };
 		case "unreachable":
-			return { domain, state: "unverified", reason: pin.reason, checkedAt };
+			return { domain, state: "unverified", ...unreached(pin.reason), checkedAt };
 		case "spoofed":
 			return { domain, state: "spoofed", reason: pin.reason, fingerprint: pin.fingerprint, checkedAt };
 		case "verified":
@@ -146,7 +158,7 @@ export async function verifyPeer(
 			return { ...verdict, identity };
 		}
 		case "unreachable":
-			return { ...verdict, state: "unverified", reason: standing.reason };
+			return { ...verdict, state: "unverified", ...unreached(standing.reason) };
 		case "spoofed":
 			return { ...verdict, state: "spoofed", reason: standing.reason };
 		case "dnsMissing":

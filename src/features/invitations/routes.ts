@@ -34,7 +34,7 @@ const Accepted = Type.Object({
 });
 
 const REFUSALS =
-	"Refused with 404 `invitation_invalid` (no such link), 410 `invitation_revoked`, `invitation_used` (accepted before) or `invitation_expired`.";
+	"Refused with 404 `invitation_invalid` (no such link), 410 `invitation_revoked` (revoked, or its inviter no longer holds a role that may give it: removed, demoted or deleted), `invitation_used` (accepted before) or `invitation_expired`.";
 
 export const invitationRoutes: FastifyPluginAsyncTypebox = async (app) => {
 	app.post(

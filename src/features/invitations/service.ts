@@ -9,10 +9,18 @@
 // (`invitation_revoked`), not accepted (`invitation_used`), not expired (`invitation_expired`); the
 // account is not a member yet (`member_exists`, nothing spent); then one conditional UPDATE spends
 // it, so of two accounts accepting at once exactly one joins.
+//
+// An invitation carries only the authority its inviter still has when it is redeemed: the inviter
+// must still be a member of the workspace with a role that may invite and give the invitation's
+// role. An inviter removed, demoted, departed or deleted leaves their open invitations refused as
+// `invitation_revoked` (preview, accept, and a sign-up from the link). The condition is part of the
+// spending UPDATE, and every role change and departure takes the same workspace lock first, so on
+// two nodes a demotion and an acceptance take turns.
 import type { Kysely, Transaction } from "kysely";
 import type { Database } from "../../db/schema.ts";
 import type { AccountCaller } from "../../http/auth.ts";
 import { AppError } from "../../http/errors.ts";
+import { rolePermissions } from "../../http/permissions.ts";
 import { newId, randomToken, sha256Hex } from "../../lib/crypto.ts";
 import { isValidEmail, normalizeEmail } from "../accounts/service.ts";
 import { invalidField } from "../collections/fields.ts";
@@ -73,7 +81,28 @@ type Found = NonNullable<Awaited<ReturnType<typeof store.findByTokenHash>>>;
 export async function liveInvitation(db: Db, token: string, now: number): Promise<Found> {
 	const row = await store.findByTokenHash(db, sha256Hex(token));
 	if (!row) throw new AppError("invitation_invalid", "No invitation matches this link");
-	return checkLive(row, now);
+	checkLive(row, now);
+	await checkInviter(db, row);
+	return row;
+}
+
+const ROLES = ["owner", "admin", "member"] as const;
+
+/** The roles an inviter must still hold for an invitation of `role` to be accepted. */
+export function inviterRolesFor(role: string): string[] {
+	return ROLES.filter((r) => rolePermissions[r].includes("members:write") && workspaces.roleWithin(r, role));
+}
+
+const inviterLapsed = () =>
+	new AppError(
+		"invitation_revoked",
+		"Whoever sent this invitation can no longer give its role here (removed, demoted or deleted): ask for a new one",
+	);
+
+/** The inviter is still a member who may give the invitation's role, else `invitation_revoked`. */
+async function checkInviter(db: Db, row: Found): Promise<void> {
+	const held = row.invited_by && (await workspaces.findMembership(db, row.workspace, row.invited_by));
+	if (!held || !inviterRolesFor(row.role).includes(held.role)) throw inviterLapsed();
 }
 
 function checkLive(row: Found, now: number): Found {
@@ -114,10 +143,13 @@ export async function acceptIn(
 	}
 	// Read again under the lock: another acceptance may have committed meanwhile.
 	const row = checkLive((await store.findByTokenHash(trx, tokenHash)) ?? found, now);
+	await checkInviter(trx, row);
 	if (await workspaces.findMembership(trx, row.workspace, accountId)) {
 		throw new AppError("member_exists", "You are already a member of this workspace");
 	}
-	if (!(await store.markAccepted(trx, row.id, accountId, now))) {
+	if (!(await store.markAccepted(trx, row.id, accountId, now, inviterRolesFor(row.role)))) {
+		const again = await store.findByTokenHash(trx, tokenHash);
+		if (again?.status === "open") throw inviterLapsed();
 		throw new AppError("invitation_used", "This invitation was accepted meanwhile");
 	}
 	await workspaces.addMember(trx, { workspace: row.workspace, account: accountId, role: row.role }, now);

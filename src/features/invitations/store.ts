@@ -44,6 +44,7 @@ export function findByTokenHash(db: Db, tokenHash: string) {
 			"invitations.role",
 			"invitations.status",
 			"invitations.expires_at",
+			"invitations.invited_by",
 			"workspaces.name as workspace_name",
 			"accounts.name as invited_by_name",
 		])
@@ -51,14 +52,33 @@ export function findByTokenHash(db: Db, tokenHash: string) {
 		.executeTakeFirst();
 }
 
-/** Spends an open, live invitation: one conditional UPDATE, so of two acceptances one wins. */
-export async function markAccepted(db: Db, id: string, accountId: string, now: number): Promise<boolean> {
+/**
+ * Spends an open, live invitation whose inviter is still a member of its workspace in one of
+ * `inviterRoles` (the roles that may give the invitation's role): one conditional UPDATE, so of two
+ * acceptances one wins, and an inviter removed, demoted or deleted (`invited_by` then null) on any
+ * node before it leaves nothing to spend.
+ */
+export async function markAccepted(
+	db: Db,
+	id: string,
+	accountId: string,
+	now: number,
+	inviterRoles: readonly string[],
+): Promise<boolean> {
+	if (inviterRoles.length === 0) return false;
 	const r = await db
 		.updateTable("invitations")
 		.set({ status: "accepted", accepted_by: accountId, updated: now })
 		.where("id", "=", id)
 		.where("status", "=", "open")
 		.where("expires_at", ">", now)
+		.where("invited_by", "in", (eb) =>
+			eb
+				.selectFrom("members")
+				.select("members.account")
+				.whereRef("members.workspace", "=", "invitations.workspace")
+				.where("members.role", "in", [...inviterRoles]),
+		)
 		.executeTakeFirst();
 	return r.numUpdatedRows > 0n;
 }

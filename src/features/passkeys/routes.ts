@@ -74,7 +74,7 @@ export const passkeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
 				},
 			},
 			onRequest: originGate,
-			config: { rateLimit: app.limits.passkey },
+			config: { rateLimit: app.limits.passkey, secret: true },
 		},
 		async (request) => beginLogin(ctx(), request.body),
 	);
@@ -89,7 +89,7 @@ export const passkeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
 				response: { 200: CodeResponse, ...errors(400, 401, 429) },
 			},
 			onRequest: originGate,
-			config: { rateLimit: app.limits.passkey },
+			config: { rateLimit: app.limits.passkey, secret: true },
 		},
 		// The schema checked the shape (and defaulted clientExtensionResults); the library's type is stricter.
 		async (request) => finishLogin(ctx(), request.body as Parameters<typeof finishLogin>[1]),
@@ -108,7 +108,7 @@ export const passkeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
 				},
 			},
 			onRequest: originGate,
-			config: { rateLimit: app.limits.passkey },
+			config: { rateLimit: app.limits.passkey, secret: true },
 		},
 		async (request) => beginRegistration(ctx(), request.body),
 	);
@@ -123,7 +123,7 @@ export const passkeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
 				response: { 200: RegisterFinishResponse, ...errors(400, 409, 429) },
 			},
 			onRequest: originGate,
-			config: { rateLimit: app.limits.passkey },
+			config: { rateLimit: app.limits.passkey, secret: true },
 		},
 		// As at login/finish: the schema checked the shape the library's type names.
 		async (request) => finishRegistration(ctx(), request.body as Parameters<typeof finishRegistration>[1]),
@@ -138,7 +138,7 @@ export const passkeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
 				body: TokenBody,
 				response: { 200: TokenResponse, ...errors(400, 429) },
 			},
-			config: { rateLimit: app.limits.redeem },
+			config: { rateLimit: app.limits.redeem, secret: true },
 		},
 		async (request) => redeemCode(app.store.db, request.body, app.clock.now()),
 	);

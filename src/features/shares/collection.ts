@@ -3,19 +3,21 @@
 // status are the server's; the password is write-only (only its scrypt hash is kept).
 //
 // API keys (with `links:read`/`links:write`) may list, view, pause, resume and revoke shares, but a
-// key never opens the vault: it never sees a slug (which would read the values) and cannot name
-// records or sections in a share.
+// key never opens the vault: it never sees a slug (which would read the values), cannot name
+// records or sections in a share, and cannot loosen a share's gates (key-changes.ts).
 import { sql } from "kysely";
 import { Type } from "typebox";
 import type { LinkTable } from "../../db/schema.ts";
 import type { AccountCaller } from "../../http/auth.ts";
 import { AppError } from "../../http/errors.ts";
 import { hashPassword } from "../../lib/password.ts";
+import { stripDisguising } from "../../lib/sniff.ts";
 import { invalidField, iso, isoOrNull, Nullable, parseExpiry, Timestamp } from "../collections/fields.ts";
 import { defineCollection, type OperationContext } from "../collections/registry.ts";
 import { connectionForShare } from "../connections/service.ts";
 import { checkIdentityOwnership } from "../identity/service.ts";
 import { type GrantHooks, runLinkDeleted } from "./grant-hooks.ts";
+import { refuseKeyLoosening } from "./key-changes.ts";
 import {
 	assertHandOverable,
 	changeLinkStatus,
@@ -212,7 +214,7 @@ async function columns(
 	current?: LinkTable,
 ): Promise<Partial<LinkTable>> {
 	const out: Partial<LinkTable> = {};
-	if (input.label !== undefined) out.label = input.label.trim();
+	if (input.label !== undefined) out.label = stripDisguising(input.label).trim();
 	if (input.password !== undefined)
 		out.password_hash = input.password === null ? null : await hashPassword(input.password);
 	if (input.maxViews !== undefined) out.max_views = input.maxViews;
@@ -268,7 +270,7 @@ export interface LinkDeps {
 export const linksCollection = defineCollection<LinkRow, LinkInput, LinkInput, LinkDeps>({
 	name: "links",
 	description:
-		"Shares of the active workspace. A share grants the records it names and every record of the sections it names, read live at each resolve. API keys may list, view and change the status of shares but never see a slug or name records.",
+		"Shares of the active workspace. A share grants the records it names and every record of the sections it names, read live at each resolve. API keys may list, view and change the status of shares but never see a slug or name records, and never loosen a share's gates: removing or replacing a password, dropping `requireHandshake` or the watermark (`stamp`, `purpose`), raising or removing `maxViews`, moving `expiresAt` later or removing it need the owner's session (403 `link_gate_session_required`, naming `fields`).",
 	schemas: { item: Link, create: LinkCreate, update: LinkUpdate },
 	query: {
 		id: { type: "text", expr: sql.ref("links.id"), sort: true },
@@ -347,6 +349,7 @@ export const linksCollection = defineCollection<LinkRow, LinkInput, LinkInput, L
 		update: async (ctx, row, input) => {
 			await checkGrants(ctx, input);
 			const changes = await columns(ctx, input, row);
+			if (ctx.caller.kind === "apiKey") refuseKeyLoosening(row, changes);
 			const { status, ...rest } = input;
 			const changesFields = Object.keys(rest).length > 0;
 			await ctx.db.transaction().execute(async (trx) => {

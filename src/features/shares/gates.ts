@@ -119,6 +119,8 @@ export interface Passed {
 /** Who asks, where a reader's gates depend on it: a browser cannot prove an identity. */
 export interface Client {
 	browser?: boolean;
+	/** The client's address: password attempts are counted per share and client (docs/api.md "Rate limits"). */
+	ip?: string;
 }
 
 /**
@@ -139,6 +141,10 @@ export async function passGates(
 	if (secrets === "ungatedOnly") refuseGated(link, gates.detail ?? "");
 	if (secrets === "appOnly") refuseUnprovable(link);
 	if (secrets === "ask" || secrets === "appOnly") {
+		// Every route that checks a share's password counts on one counter for the share and client.
+		if (link.password_hash !== null && typeof input.password === "string" && input.password !== "") {
+			await ctx.passwordAttempts?.(link.id, client.ip ?? "");
+		}
 		await checkPassword(link.password_hash, input.password);
 		const required = link.require_handshake === 1;
 		const proven = await checkHandshake(ctx, { required, scope: "link", slug: link.slug }, input, now);

@@ -67,7 +67,13 @@ export interface ResolveInput extends GateInput {
  * db/direct.ts). Anything it does not take (gone, paused, spent, expired, gated) goes through the
  * gates one by one, which refuse it with the right code or admit it.
  */
-export async function resolve(ctx: SharesContext, slug: string, input: ResolveInput, now: number) {
+export async function resolve(
+	ctx: SharesContext,
+	slug: string,
+	input: ResolveInput,
+	now: number,
+	client: Client = {},
+) {
 	const open = await ctx.q.resolveOpen(slug, { readId: newId(), now });
 	if (open) {
 		if (open.status === "expired") {
@@ -77,7 +83,7 @@ export async function resolve(ctx: SharesContext, slug: string, input: ResolveIn
 		const granted = orderGrants(open.records, open.sections);
 		return answer(ctx, open, granted, { reader: undefined, view: open.view_count }, now);
 	}
-	return resolveLink(ctx, await findBySlug(ctx, slug), input, now, "resolve");
+	return resolveLink(ctx, await findBySlug(ctx, slug), input, now, "resolve", client);
 }
 
 /**

@@ -110,7 +110,12 @@ const SWEEP_MS = 10 * 60_000;
 
 export const shareRoutes: FastifyPluginAsyncTypebox = async (app) => {
 	const db = app.store.db;
-	const ctx = sharesContext(db, serverClaim(app.config, app.rootKey.fingerprint), app.grantHooks);
+	const ctx = sharesContext(
+		db,
+		serverClaim(app.config, app.rootKey.fingerprint),
+		app.grantHooks,
+		app.keyedLimit("password", app.limits.password),
+	);
 	app.challengeScopes.register(
 		"link",
 		async (_db, slug) => (await ctx.q.linkBySlug(db, { slug })).length > 0,
@@ -156,7 +161,7 @@ export const shareRoutes: FastifyPluginAsyncTypebox = async (app) => {
 				tags: ["shares"],
 				summary: "Resolve a share: pass its gates, consume one view, read the current values",
 				description:
-					"Gates in order: status (404 `link_paused`, `link_revoked`, `link_expired`), password (401 `link_password_required`, `link_password_invalid`), handshake (401 `challenge_required`, `challenge_invalid`, `signature_invalid`; 403 `identity_revoked`), then one view taken atomically: a reader who lost the last view to a concurrent one gets 404 `link_expired`.",
+					"Gates in order: status (404 `link_paused`, `link_revoked`, `link_expired`), password (401 `link_password_required`, `link_password_invalid`), handshake (401 `challenge_required`, `challenge_invalid`, `signature_invalid`; 403 `identity_revoked`), then one view taken atomically: a reader who lost the last view to a concurrent one gets 404 `link_expired`. Password attempts at one share by one client are counted together with those at `/s/{slug}` (GET, HEAD, POST): the 31st in a minute is 429 `rate_limited` with `Retry-After`.",
 				params: Slug,
 				body: ResolveBody,
 				response: { 200: Resolved, ...errors(400, 401, 403, 404, 429) },
@@ -164,7 +169,7 @@ export const shareRoutes: FastifyPluginAsyncTypebox = async (app) => {
 		},
 		async (request, reply) => {
 			reply.header("cache-control", "no-store");
-			return resolve(ctx, request.params.slug, request.body, app.clock.now());
+			return resolve(ctx, request.params.slug, request.body, app.clock.now(), { ip: request.ip });
 		},
 	);
 
