@@ -19,6 +19,8 @@ export interface FakeAttester {
 	base: string;
 	/** The root key's fingerprint, for the `_svc.<domain>` TXT record. */
 	fingerprint: string;
+	/** The certified credential key, as a verifier keeps it (kid -> public JWK). */
+	keys: Map<string, JWK>;
 	/** How many times the status list was fetched. */
 	listFetches: number;
 	/** Serves a list whose `lst` is this zlib stream (base64url), signed now. */
@@ -91,6 +93,7 @@ export async function startFakeAttester(domain: string): Promise<FakeAttester> {
 		domain,
 		base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
 		fingerprint,
+		keys: new Map([[kid, publicJwk]]),
 		listFetches: 0,
 		async serveList(lst, claims = {}) {
 			const iat = Math.floor(Date.now() / 1000);
