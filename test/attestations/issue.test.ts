@@ -112,7 +112,7 @@ async function readCredential(credential: string) {
 		const [salt, name, value] = b64json(d) as [string, string, unknown];
 		// RFC 9901 recommends 128-bit salts, base64url: 16 bytes, encoded as it decodes.
 		const saltBytes = Buffer.from(salt, "base64url");
-		assert.equal(saltBytes.length, 16, `the salt ${salt} is ${saltBytes.length * 8} bits`);
+		assert.equal(saltBytes.length, 16, `the salt ${salt} decodes to ${saltBytes.length} bytes, not 16`);
 		assert.equal(saltBytes.toString("base64url"), salt);
 		claims[name] = value;
 	}
