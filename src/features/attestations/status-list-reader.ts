@@ -2,8 +2,8 @@
 // verification. The list is the attester's to make, so it is read as hostile input: at most
 // `MAX_LIST_BODY` bytes fetched, signed by a certified key, and inflated off the event loop (zlib's
 // thread pool, chunk by chunk) only up to `MAX_LIST_BYTES`: a list inflating past that is refused,
-// not read, so a 254 KB "zip bomb" of 140 MiB costs 2 MiB and a few chunks' work. One read of a
-// list takes at most `LIST_BUDGET_MS`. What was read is kept per address for the list's `ttl`
+// not read, so a 254 KB "zip bomb" of 140 MiB costs one chunk of memory and 2 MiB of pool work
+// (it is counted before it is kept). One read of a list takes at most `LIST_BUDGET_MS`. What was read is kept per address for the list's `ttl`
 // (never past its `exp`), refusals of a signed list too, so repeated verifications fetch once and
 // concurrent ones share one fetch.
 import zlib from "node:zlib";
@@ -127,11 +127,12 @@ async function fetchList(
 	const list = payload.status_list;
 	if (list?.bits !== 1 || typeof list.lst !== "string")
 		throw new Unread("the status list is not a 1-bit list", until);
-	const budget = Math.max(0, LIST_BUDGET_MS - (Date.now() - started));
-	return {
-		bytes: await inflateCapped(Buffer.from(list.lst, "base64url"), MAX_LIST_BYTES, budget, until),
-		until,
-	};
+	const deadline = started + LIST_BUDGET_MS;
+	const lst = Buffer.from(list.lst, "base64url");
+	// Counted first, output dropped chunk by chunk: a list too long to keep never holds more than a
+	// chunk of memory. Only a list that fits is inflated again and kept (2 MiB at most, in the pool).
+	await inflateCapped(lst, MAX_LIST_BYTES, deadline, until, false);
+	return { bytes: await inflateCapped(lst, MAX_LIST_BYTES, deadline, until, true), until };
 }
 
 /** `now` plus the list's `ttl` (five minutes without one, an hour at most), never past `exp`. */
@@ -143,11 +144,18 @@ function keptUntil(payload: { ttl?: unknown; exp?: unknown }, now: number): numb
 
 /**
  * zlib inflate in the thread pool, one chunk at a time, stopped as soon as the output passes `max`
- * bytes or the time runs out: neither the whole output nor the work of making it is ever spent.
+ * bytes or `deadline` (epoch ms) passes: neither the whole output nor the work of making it is ever
+ * spent. `keep` false only counts: the output is dropped as it comes and the answer is empty.
  */
-export function inflateCapped(input: Buffer, max: number, budgetMs: number, until = 0): Promise<Buffer> {
+export function inflateCapped(
+	input: Buffer,
+	max: number,
+	deadline: number,
+	until: number,
+	keep: boolean,
+): Promise<Buffer> {
 	return new Promise((resolve, reject) => {
-		const inflate = zlib.createInflate({ chunkSize: 64 * 1024 });
+		const inflate = zlib.createInflate({ chunkSize: 256 * 1024 });
 		const chunks: Buffer[] = [];
 		let size = 0;
 		let settled = false;
@@ -159,18 +167,21 @@ export function inflateCapped(input: Buffer, max: number, budgetMs: number, unti
 			inflate.destroy();
 			reject(new Unread(reason, kept ? until : 0));
 		};
-		const timer = setTimeout(() => fail("the status list took too long to inflate", false), budgetMs);
+		const timer = setTimeout(
+			() => fail("the status list took too long to inflate", false),
+			Math.max(0, deadline - Date.now()),
+		);
 		inflate.on("data", (chunk: Buffer) => {
 			size += chunk.length;
 			if (size > max) fail(`the status list inflates past ${MAX_LIST_BITS} positions: not read`);
-			else if (!settled) chunks.push(chunk);
+			else if (keep && !settled) chunks.push(chunk);
 		});
 		inflate.on("error", () => fail("the status list cannot be decompressed"));
 		inflate.on("end", () => {
 			if (settled) return;
 			settled = true;
 			clearTimeout(timer);
-			resolve(Buffer.concat(chunks, size));
+			resolve(keep ? Buffer.concat(chunks, size) : Buffer.alloc(0));
 		});
 		inflate.end(input);
 	});
