@@ -186,7 +186,6 @@ describe("attestations between two servers", { timeout: 300_000 }, () => {
 
 		let v = await status(kept.id);
 		assert.equal(v.state, "unverified", "a held credential's status is never verified (no key binding)");
-		assert.match(v.reason, /no key binding was asked/);
 		assert.equal(v.issuerState, "verified");
 		assert.equal(v.status, "valid");
 		assert.equal(v.keyBound, false);
@@ -245,16 +244,10 @@ describe("attestations between two servers", { timeout: 300_000 }, () => {
 			headers: { authorization: `Bearer ${attesterToken}`, "content-type": "application/json" },
 			body: JSON.stringify({ status: "revoked" }),
 		});
-		// hold.test keeps the list it read for its `ttl` (five minutes): the revocation shows after it.
-		v = await status(kept.id);
-		assert.equal(v.status, "valid", "the list read before the revocation is kept for its ttl");
+		assert.equal((await status(kept.id)).status, "valid", "hold.test keeps the list it read for its ttl");
 		const real = t.app.clock.now;
-		try {
-			t.app.clock.now = () => real() + 301_000;
-			v = await status(kept.id);
-		} finally {
-			t.app.clock.now = real;
-		}
+		t.app.clock.now = () => real() + 301_000;
+		v = await status(kept.id).finally(() => Object.assign(t.app.clock, { now: real }));
 		assert.equal(v.state, "revoked");
 		assert.equal(v.status, "revoked");
 	});
