@@ -69,12 +69,13 @@ export async function fetchJson(
 	}
 }
 
-/** GET a text document (a status list JWT) the same way as fetchJson. */
+/** GET a text document (a status list JWT) the same way as fetchJson, cut at `maxBodyBytes`. */
 export function peerFetchText(
 	url: string,
 	opts: Pick<PeerOptions, "dnsServers" | "peerOverrides"> & { timeoutMs: number },
+	maxBodyBytes = MAX_BODY,
 ): Promise<string> {
-	return fetchBody(url, "*/*", opts);
+	return fetchBody(url, "*/*", opts, maxBodyBytes);
 }
 
 /**
@@ -99,6 +100,7 @@ async function fetchBody(
 	url: string,
 	accept: string,
 	opts: Pick<PeerOptions, "dnsServers" | "peerOverrides"> & { timeoutMs: number },
+	maxBodyBytes = MAX_BODY,
 ): Promise<string> {
 	let origin: string;
 	try {
@@ -106,12 +108,12 @@ async function fetchBody(
 	} catch {
 		throw new PeerFetchError(`${url}: not an absolute URL`);
 	}
-	const client = peerClient(origin, opts);
+	const client = peerClient(origin, opts, maxBodyBytes);
 	try {
 		const res = await client.send({ method: "GET", url, headers: { accept } });
 		if (res.kind !== "response") throw new PeerFetchError(`${url}: ${res.reason}`);
 		if (res.status !== 200) throw new PeerFetchError(`${url} answered ${res.status}`);
-		if (res.truncated) throw new PeerFetchError(`${url}: body over ${MAX_BODY} bytes`);
+		if (res.truncated) throw new PeerFetchError(`${url}: body over ${maxBodyBytes} bytes`);
 		return res.body.toString("utf8");
 	} finally {
 		await client.close();

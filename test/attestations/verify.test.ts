@@ -83,6 +83,19 @@ function present(c: Issued, claims: string[], nonce = fresh(), audience = AUDIEN
 	});
 }
 
+/** A key binding made by hand over exactly `presented` (`<jwt>~<disclosure>~…~`), signed by the holder. */
+async function bindByHand(c: Issued, presented: string, nonce: string, audience = AUDIENCE) {
+	const b64 = (o: unknown) => Buffer.from(JSON.stringify(o)).toString("base64url");
+	const sdHash = crypto.createHash("sha256").update(presented, "ascii").digest("base64url");
+	const input = `${b64({ alg: "ES256", typ: "kb+jwt" })}.${b64({
+		iat: Math.floor(Date.now() / 1000),
+		aud: audience,
+		nonce,
+		sd_hash: sdHash,
+	})}`;
+	return `${presented}${input}.${await c.key.sign(input)}`;
+}
+
 async function verify(body: Record<string, unknown>) {
 	const res = await t.app.inject({
 		method: "POST",
@@ -127,6 +140,59 @@ describe("POST /api/attestations/verify", () => {
 		assert.equal(v.keyBound, false);
 		assert.deepEqual(v.claims, { member: true, grade: 3, club: "Chess" });
 		assert.match(v.reason, /audience and nonce/);
+		// One of the two is not enough, even with a valid key binding for them.
+		const nonce = fresh();
+		const p = await present(c, ["member"], nonce);
+		for (const half of [{ audience: AUDIENCE }, { nonce }]) {
+			const h = await verify({ presentation: p, ...half });
+			assert.equal(h.state, "unverified");
+			assert.equal(h.keyBound, false);
+		}
+	});
+
+	test("a disclosure presented twice, or one the issuer never signed, is invalid under a valid key binding", async () => {
+		const c = await issued();
+		const [jwt, ...rest] = c.credential.split("~");
+		const disclosures = rest.filter((d) => d !== "");
+		const member = disclosures.find(
+			(d) => JSON.parse(Buffer.from(d, "base64url").toString())[1] === "member",
+		);
+		assert.ok(member);
+
+		// The control: the same hand-made binding over one disclosure once is verified, 2 withheld.
+		let nonce = fresh();
+		const once = await verify({
+			presentation: await bindByHand(c, `${jwt}~${member}~`, nonce),
+			audience: AUDIENCE,
+			nonce,
+		});
+		assert.equal(once.state, "verified", once.reason);
+		assert.equal(once.withheld, 2);
+
+		// RFC 9901: a disclosure must not appear twice.
+		nonce = fresh();
+		const twice = await verify({
+			presentation: await bindByHand(c, `${jwt}~${member}~${member}~`, nonce),
+			audience: AUDIENCE,
+			nonce,
+		});
+		assert.equal(twice.state, "invalid");
+		assert.match(twice.reason, /the disclosure of member is presented twice/);
+		assert.equal(twice.keyBound, false);
+
+		// A disclosure the issuer never signed (its digest is in no `_sd`), the binding valid over it.
+		nonce = fresh();
+		const stray = Buffer.from(
+			JSON.stringify([crypto.randomBytes(16).toString("base64url"), "vip", true]),
+		).toString("base64url");
+		const unknown = await verify({
+			presentation: await bindByHand(c, `${jwt}~${member}~${stray}~`, nonce),
+			audience: AUDIENCE,
+			nonce,
+		});
+		assert.equal(unknown.state, "invalid");
+		assert.match(unknown.reason, /the disclosure of vip is not one the issuer signed/);
+		assert.equal(unknown.keyBound, false);
 	});
 
 	test("another audience, another nonce, an altered disclosure, a binding over other disclosures: invalid", async () => {

@@ -13,8 +13,16 @@ export type ClaimValue = string | number | boolean;
 /** @sd-jwt/sd-jwt-vc and its hasher, loaded when the first credential is issued or presented. */
 export const sdJwtLibrary = lazy(async () => {
 	const [vc, crypto] = await Promise.all([import("@sd-jwt/sd-jwt-vc"), import("@sd-jwt/crypto-nodejs")]);
-	return { SDJwtVcInstance: vc.SDJwtVcInstance, digest: crypto.digest, generateSalt: crypto.generateSalt };
+	return { SDJwtVcInstance: vc.SDJwtVcInstance, digest: crypto.digest };
 });
+
+/**
+ * A disclosure's salt: 128 random bits, base64url (RFC 9901 recommends 128 bits). The library's
+ * `generateSalt(16)` gives 16 hex characters, 64 bits, so it is not used.
+ */
+export function generateSalt(): string {
+	return crypto.randomBytes(16).toString("base64url");
+}
 
 export function statusListUri(issuer: string): string {
 	return `${issuer}/api/attestations/status`;
@@ -37,13 +45,13 @@ export async function issueCredential(
 		throw new Error("an attestation without a holder cannot be issued");
 	}
 	const claims = JSON.parse(row.claims) as Record<string, ClaimValue>;
-	const { SDJwtVcInstance, digest, generateSalt } = await sdJwtLibrary();
+	const { SDJwtVcInstance, digest } = await sdJwtLibrary();
 	const sdjwt = new SDJwtVcInstance({
 		signer: signerFor(key),
 		signAlg: "ES256",
 		hasher: digest,
 		hashAlg: "sha-256",
-		saltGenerator: generateSalt,
+		saltGenerator: async () => generateSalt(),
 	});
 	const payload = {
 		iss: issuer,

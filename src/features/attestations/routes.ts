@@ -23,6 +23,7 @@ import {
 	openOffer,
 } from "./service.ts";
 import { positionStatus, statusListSigner, TTL_S } from "./status-list.ts";
+import { StatusListCache } from "./status-list-reader.ts";
 import * as store from "./store.ts";
 import { type AttesterSource, verifyPresentation } from "./verify.ts";
 
@@ -161,6 +162,7 @@ export const attestationRoutes: FastifyPluginAsyncTypebox = async (app) => {
 		{ $id: "Verdict" },
 	);
 
+	const statusLists = new StatusListCache();
 	const source = (now: number): AttesterSource => ({
 		self: {
 			domain: config.domain,
@@ -169,6 +171,7 @@ export const attestationRoutes: FastifyPluginAsyncTypebox = async (app) => {
 			statusBit: (position) => positionStatus(db, position),
 		},
 		peer: peer(),
+		statusLists,
 		now,
 		localStanding: (fingerprint) => standingOf(db, fingerprint),
 		spendNonce: (audience, nonce) =>
@@ -306,7 +309,8 @@ export const attestationRoutes: FastifyPluginAsyncTypebox = async (app) => {
 			onRequest: requireSession,
 			schema: {
 				tags: ["attestations"],
-				summary: "The verdict on a kept credential now (as verify answers it; keyBound always false)",
+				summary:
+					"The verdict on a kept credential now (as verify answers it; keyBound always false, so never `verified`)",
 				security: [{ Session: [] }],
 				params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) }),
 				response: { 200: Verdict },

@@ -1,11 +1,11 @@
 // What a verification (verify.ts) asks of this server or of others: the attester's certified
 // credential keys, a bit of its status list, and the standing of the holder's identity.
-import zlib from "node:zlib";
-import { calculateJwkThumbprint, decodeProtectedHeader, importJWK, type JWK, jwtVerify } from "jose";
+import { calculateJwkThumbprint, type JWK } from "jose";
 import { openEnvelope } from "../../lib/crypto.ts";
-import { asEnvelope, fetchJson, type PeerOptions, peerFetchText, resolvePeerKey } from "../../lib/peer.ts";
+import { asEnvelope, fetchJson, type PeerOptions, resolvePeerKey } from "../../lib/peer.ts";
 import { fetchPeerStanding } from "../identity/service.ts";
 import type { KeyRing } from "../server/service.ts";
+import { MAX_LIST_BITS, type StatusListCache } from "./status-list-reader.ts";
 
 /** How the attester is reached: this server's own keys and list, or another server's. */
 export interface AttesterSource {
@@ -18,6 +18,8 @@ export interface AttesterSource {
 		statusBit: (position: number) => Promise<"set" | "clear" | "unknown">;
 	};
 	peer: PeerOptions;
+	/** Other attesters' status lists as read, kept per address (one for the app, not per request). */
+	statusLists: StatusListCache;
 	/** Whether an identity of this server stands: `active`, `revoked` or `unknown`. */
 	localStanding: (fingerprint: string) => Promise<"active" | "revoked" | "unknown">;
 	/** Spends an (audience, nonce) pair: false when it was used before. */
@@ -66,6 +68,10 @@ export async function attesterKeys(domain: string, source: AttesterSource): Prom
 	return { state: "verified", reason: "", keys, base: pin.base };
 }
 
+/**
+ * The credential's bit in the attester's status list: this server's own from the table the list is
+ * made from; another's from its list, read through `source.statusLists` (capped, kept per address).
+ */
 export async function statusBit(
 	source: AttesterSource,
 	domain: string,
@@ -74,47 +80,33 @@ export async function statusBit(
 	idx: number,
 	issuerOrigin: string,
 ): Promise<{ state: "set" | "clear" } | { state: "unknown"; reason: string }> {
-	let listJwt: string;
+	let path: string;
 	try {
-		if (new URL(uri).origin !== issuerOrigin)
+		const url = new URL(uri);
+		if (url.origin !== issuerOrigin)
 			return { state: "unknown", reason: "the status list is not on the attester's origin" };
-		if (domain === source.self.domain) {
-			const bit = await source.self.statusBit(idx);
-			return bit === "unknown"
-				? { state: "unknown", reason: "the status list does not reach the credential" }
-				: { state: bit };
-		}
-		listJwt = await fetchText(`${attester.base}${new URL(uri).pathname}`, source.peer);
-	} catch (err) {
-		return { state: "unknown", reason: `the status list could not be fetched: ${(err as Error).message}` };
-	}
-	let list: { status_list?: { bits?: unknown; lst?: unknown } };
-	try {
-		const header = decodeProtectedHeader(listJwt);
-		const jwk = typeof header.kid === "string" ? attester.keys?.get(header.kid) : undefined;
-		if (header.typ !== "statuslist+jwt" || !jwk)
-			return { state: "unknown", reason: "the status list is not signed by a certified key" };
-		list = (await jwtVerify(listJwt, await importJWK(jwk, "ES256"), { currentDate: new Date(source.now) }))
-			.payload as typeof list;
+		path = url.pathname;
 	} catch {
-		return { state: "unknown", reason: "the status list does not verify or has expired" };
+		return { state: "unknown", reason: "the status list's address cannot be read" };
 	}
-	if (list.status_list?.bits !== 1 || typeof list.status_list.lst !== "string") {
-		return { state: "unknown", reason: "the status list is not a 1-bit list" };
+	if (domain === source.self.domain) {
+		const bit = await source.self.statusBit(idx);
+		return bit === "unknown"
+			? { state: "unknown", reason: "the status list does not reach the credential" }
+			: { state: bit };
 	}
-	let bytes: Buffer;
-	try {
-		bytes = zlib.inflateSync(Buffer.from(list.status_list.lst, "base64url"));
-	} catch {
-		return { state: "unknown", reason: "the status list cannot be decompressed" };
-	}
-	if (idx >> 3 >= bytes.length)
+	if (idx >= MAX_LIST_BITS)
+		return { state: "unknown", reason: `the position is past the ${MAX_LIST_BITS} a status list may hold` };
+	const list = await source.statusLists.read(
+		`${attester.base}${path}`,
+		attester.keys ?? new Map(),
+		source.peer,
+		source.now,
+	);
+	if ("reason" in list) return { state: "unknown", reason: list.reason };
+	if (idx >> 3 >= list.bytes.length)
 		return { state: "unknown", reason: "the status list does not reach the credential" };
-	return { state: (((bytes[idx >> 3] as number) >> (idx & 7)) & 1) === 1 ? "set" : "clear" };
-}
-
-function fetchText(url: string, peer: PeerOptions): Promise<string> {
-	return peerFetchText(url, { ...peer, timeoutMs: 5000 });
+	return { state: (((list.bytes[idx >> 3] as number) >> (idx & 7)) & 1) === 1 ? "set" : "clear" };
 }
 
 export async function holderStanding(

@@ -73,7 +73,7 @@ export interface VerifyInput {
 	presentation: string;
 	audience?: string | undefined;
 	nonce?: string | undefined;
-	/** A held credential's status: no key binding is asked for, so its absence holds nothing back. */
+	/** A held credential's status: no key binding is asked for, so at best `unverified` (spec). */
 	held?: boolean;
 }
 
@@ -189,9 +189,10 @@ function describeCredential({ verdict, payload, domain }: Checking): "next" {
 	return "next";
 }
 
-/** Disclosures: each readable, and its digest one of those the issuer signed. */
+/** Disclosures: each readable, its digest one of those the issuer signed, none twice (RFC 9901). */
 function checkDisclosures(c: Checking): "next" | "done" {
 	const digests = new Set(Array.isArray(c.payload._sd) ? (c.payload._sd as unknown[]) : []);
+	const presented = new Set<string>();
 	for (const d of c.disclosures) {
 		let decoded: unknown;
 		try {
@@ -203,13 +204,19 @@ function checkDisclosures(c: Checking): "next" | "done" {
 			c.v.hold("invalid", "a disclosure cannot be read");
 			return "done";
 		}
-		if (!digests.has(sha256b64u(d))) {
+		const digest = sha256b64u(d);
+		if (!digests.has(digest)) {
 			c.v.hold("invalid", `the disclosure of ${decoded[1]} is not one the issuer signed`);
 			return "done";
 		}
+		if (presented.has(digest)) {
+			c.v.hold("invalid", `the disclosure of ${decoded[1]} is presented twice`);
+			return "done";
+		}
+		presented.add(digest);
 		c.claims[decoded[1] as string] = decoded[2];
 	}
-	c.verdict.withheld = Math.max(0, digests.size - c.disclosures.length);
+	c.verdict.withheld = Math.max(0, digests.size - presented.size);
 	return "next";
 }
 
@@ -285,10 +292,16 @@ async function checkHolderStanding(c: Checking): Promise<"next"> {
 	return "next";
 }
 
-/** Key binding, only for an audience and a nonce: signed by `cnf.jwk`, fresh, spent once. */
+/**
+ * Key binding, only for an audience and a nonce: signed by `cnf.jwk`, fresh, spent once. Without
+ * them nothing proves the holder presented, so the verdict is never `verified` (spec).
+ */
 async function checkKeyBinding(c: Checking): Promise<"done"> {
 	const { input, v } = c;
-	if (input.held) return "done";
+	if (input.held) {
+		v.hold("unverified", "a held credential's status: no key binding was asked for");
+		return "done";
+	}
 	if (input.audience === undefined || input.nonce === undefined) {
 		v.hold("unverified", "no audience and nonce given: the holder's key was not checked");
 		return "done";

@@ -1,0 +1,128 @@
+// Another attester's status list, read by `POST /api/attestations/verify` (issue 35.1): attesters
+// of other domains on loopback (test/helpers/fake-attester.ts, made by hand), pinned by a TXT record
+// of a DNS server on loopback. An honest list is fetched once and kept for its `ttl`; a zip bomb (a
+// 140 MiB list compressed under the 256 KiB fetch cap) is refused as `unverified` with a reason,
+// without blocking the event loop, and the refusal is kept too, so ten more verifications at once
+// fetch nothing.
+import assert from "node:assert/strict";
+import { monitorEventLoopDelay } from "node:perf_hooks";
+import { after, before, describe, test } from "node:test";
+import zlib from "node:zlib";
+import type { JWK } from "jose";
+import { makeApp, type TestApp } from "../helpers/app.ts";
+import { deviceKey } from "../helpers/device-key.ts";
+import { startDns, type TestDns } from "../helpers/dns.ts";
+import { buildAccount } from "../helpers/factories.ts";
+import { type FakeAttester, startFakeAttester, zeros } from "../helpers/fake-attester.ts";
+import { nextIp } from "../shares/helpers.ts";
+
+let dns: TestDns;
+let honest: FakeAttester;
+let bomber: FakeAttester;
+let t: TestApp;
+let holder: { fingerprint: string; domain: string; jwk: JWK };
+
+before(async () => {
+	dns = await startDns();
+	honest = await startFakeAttester("far.test");
+	bomber = await startFakeAttester("bomb.test");
+	for (const a of [honest, bomber]) dns.txt.set(`_svc.${a.domain}`, [a.fingerprint]);
+	t = await makeApp({
+		dnsServers: [dns.server],
+		peerOverrides: { [honest.domain]: honest.base, [bomber.domain]: bomber.base },
+	});
+	const person = await buildAccount(t.app, { name: "Ada" });
+	const key = await deviceKey();
+	const made = await t.app.inject({
+		method: "POST",
+		url: "/api/collections/identities/records",
+		headers: person.headers,
+		payload: { name: "Ada", publicKey: key.publicJwk },
+	});
+	assert.equal(made.statusCode, 200, made.body);
+	holder = { fingerprint: made.json().fingerprint, domain: t.app.config.domain, jwk: key.publicJwk as JWK };
+});
+after(async () => {
+	await t?.close();
+	await honest?.close();
+	await bomber?.close();
+	await dns?.close();
+});
+
+async function verify(presentation: string) {
+	const res = await t.app.inject({
+		method: "POST",
+		url: "/api/attestations/verify",
+		payload: { presentation },
+		remoteAddress: nextIp(),
+	});
+	assert.equal(res.statusCode, 200, res.body);
+	return res.json();
+}
+
+describe("another attester's status list", () => {
+	test("an honest list is fetched once and kept for its ttl; after it, fetched again", async () => {
+		const bits = Buffer.alloc(16_384);
+		bits[1] = 0b10; // position 9 revoked
+		await honest.serveList(zlib.deflateSync(bits), { ttl: 300 });
+		const kept = await honest.credential(100, holder);
+		const revoked = await honest.credential(9, holder);
+
+		const v = await verify(kept);
+		assert.equal(v.issuerState, "verified", v.reason);
+		assert.equal(v.status, "valid", v.reason);
+		assert.equal(v.state, "unverified");
+		assert.match(v.reason, /audience and nonce/);
+		assert.equal(honest.listFetches, 1);
+
+		assert.equal((await verify(kept)).status, "valid");
+		const r = await verify(revoked);
+		assert.equal(r.state, "revoked");
+		assert.equal(r.status, "revoked");
+		assert.equal(honest.listFetches, 1, "the list is read once for its ttl");
+
+		const real = t.app.clock.now;
+		try {
+			t.app.clock.now = () => real() + 301_000;
+			assert.equal((await verify(kept)).status, "valid");
+			assert.equal(honest.listFetches, 2, "past its ttl the list is fetched again");
+		} finally {
+			t.app.clock.now = real;
+		}
+	});
+
+	test("a zip bomb is unverified with a reason, never a stall, and is not fetched again", async () => {
+		const bomb = await zeros(140 * 1024 * 1024);
+		await bomber.serveList(bomb);
+		const credential = await bomber.credential(100, holder);
+
+		const loop = monitorEventLoopDelay({ resolution: 1 });
+		const peakBefore = process.resourceUsage().maxRSS;
+		loop.enable();
+		const v = await verify(credential);
+		// A stall is recorded when the loop's timer next runs: let it run once before looking.
+		await new Promise((resolve) => setTimeout(resolve, 5));
+		loop.disable();
+		assert.equal(v.state, "unverified");
+		assert.equal(v.status, "unknown");
+		assert.match(v.reason, /status list inflates past 16777216 positions/);
+		assert.equal(bomber.listFetches, 1);
+		// The whole list inflated at once (zlib.inflateSync, as before) raised the process's peak
+		// resident memory by 250 MiB and held the event loop 0.3 to 3 s, by machine and load.
+		const grewMiB = (process.resourceUsage().maxRSS - peakBefore) / 1024;
+		assert.ok(grewMiB < 32, `the peak resident memory grew ${grewMiB.toFixed(1)} MiB`);
+		const maxMs = loop.max / 1e6;
+		assert.ok(maxMs < 100, `the event loop was blocked ${maxMs.toFixed(1)} ms`);
+
+		// The refusal of a signed list holds for its validity: ten more verifications fetch nothing.
+		const again = await Promise.all(Array.from({ length: 10 }, () => verify(credential)));
+		for (const a of again) assert.match(a.reason, /inflates past/);
+		assert.equal(bomber.listFetches, 1);
+
+		// A position no list may reach is not looked up at all.
+		const far = await verify(await bomber.credential(2 ** 24, holder));
+		assert.equal(far.state, "unverified");
+		assert.match(far.reason, /position is past/);
+		assert.equal(bomber.listFetches, 1);
+	});
+});
