@@ -62,6 +62,8 @@ export class StampPool {
 	/** Waiting jobs per tenant; the Map's order is the round-robin order (served go last). */
 	private readonly waiting = new Map<string, Task[]>();
 	private readonly runningBy = new Map<string, number>();
+	/** Workers starting ahead of need (warm), not yet taken by a job. */
+	private readonly warming = new Set<Promise<Worker>>();
 	private queued = 0;
 	private running = 0;
 	private started = 0;
@@ -95,6 +97,7 @@ export class StampPool {
 		return new Promise((resolve, reject) => {
 			if (this.closed) return reject(new Error("the stamping pool is closed"));
 			const task: Task = { ...job, load, resolve, reject };
+			if (this.workers.size < this.options.size) this.warm();
 			const line = this.waiting.get(job.tenant);
 			if (this.canStart(job.tenant)) return void this.start(task);
 			if ((line?.length ?? 0) >= this.options.maxQueuePerTenant || this.queued >= this.options.maxQueue) {
@@ -114,6 +117,25 @@ export class StampPool {
 		this.waiting.clear();
 		this.queued = 0;
 		await Promise.all([...this.workers].map((w) => w.terminate()));
+	}
+
+	/**
+	 * Starts the missing workers in the background (on first use, and after one was stopped), so a
+	 * tenant's job never waits for a worker's start-up (about a second) while another holds the rest.
+	 */
+	private warm(): void {
+		for (let n = this.workers.size; n < this.options.size; n++) {
+			const starting = this.spawn();
+			this.warming.add(starting);
+			starting.then(
+				(worker) => {
+					if (!this.warming.delete(starting)) return; // taken by a job meanwhile
+					if (this.closed) void worker.terminate();
+					else this.idle.push(worker);
+				},
+				() => this.warming.delete(starting),
+			);
+		}
 	}
 
 	private canStart(tenant: string): boolean {
@@ -161,7 +183,12 @@ export class StampPool {
 
 	private async exec(bytes: Uint8Array, task: PoolJob): Promise<Uint8Array> {
 		const budgetMs = task.budgetMs ?? this.options.timeoutMs;
-		const worker = this.idle.pop() ?? (await this.spawn());
+		let worker = this.idle.pop();
+		if (!worker) {
+			const [starting] = this.warming;
+			if (starting) this.warming.delete(starting);
+			worker = await (starting ?? this.spawn());
+		}
 		if (this.closed) throw new Error("the stamping pool is closed");
 		const id = this.nextId++;
 		return new Promise((resolve, reject) => {
