@@ -139,9 +139,11 @@ describe("fair and bounded stamping", () => {
 			const dl = res.json().records[0].downloadToken as string;
 			return publicGet(t.app, `/api/public/links/${link.slug}/files/${file.id}?dl=${dl}`);
 		};
+		const before = t.app.stamper.jobs;
 		const first = await download();
 		assert.equal(first.statusCode, 200, first.body);
 		const jobs = t.app.stamper.jobs;
+		assert.equal(jobs, before + 1, "the first download is stamped");
 		const second = await download();
 		assert.equal(second.statusCode, 200, second.body);
 		assert.equal(t.app.stamper.jobs, jobs, "the reader's second download is the cached copy");
