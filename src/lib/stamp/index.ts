@@ -88,13 +88,7 @@ export const STAMP_DEFAULTS = {
 export function createStamper(options: StamperOptions = {}): Stamper {
 	const settings = { ...STAMP_DEFAULTS, ...options };
 	const pool = new StampPool(settings);
-	const cache = settings.cacheDir
-		? new StampCache({
-				dir: settings.cacheDir,
-				maxBytes: settings.cacheMaxBytes,
-				maxAgeMs: settings.cacheMaxAgeMs,
-			})
-		: undefined;
+	const cache = settings.cacheDir ? openCache(settings.cacheDir, settings) : undefined;
 	/** Copies being made now, by cache key: a second ask waits for the first instead of stamping. */
 	const making = new Map<string, Promise<Buffer>>();
 
@@ -160,6 +154,15 @@ export function createStamper(options: StamperOptions = {}): Stamper {
 			await pool.close();
 		},
 	};
+}
+
+/** The cache, or none when its folder cannot be made (a read-only DATA_DIR): stamping goes on uncached. */
+function openCache(dir: string, settings: { cacheMaxBytes: number; cacheMaxAgeMs: number }) {
+	try {
+		return new StampCache({ dir, maxBytes: settings.cacheMaxBytes, maxAgeMs: settings.cacheMaxAgeMs });
+	} catch {
+		return undefined;
+	}
 }
 
 /** The input's bytes in memory this module owns (it is handed to a worker, not copied). */
