@@ -1,4 +1,5 @@
 // buildApp(config): the one app factory used by src/main.ts, the CLI and every test. It never listens.
+import path from "node:path";
 import swagger from "@fastify/swagger";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import Fastify, { type FastifyInstance, LogController } from "fastify";
@@ -178,7 +179,8 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
 		const blobs = deps.blobs ?? openBlobStore(config);
 		await blobs.ready(); // an unreachable bucket stops the start with what is wrong
 		app.decorate("blobs", blobs);
-		const stamper = createStamper();
+		// Stamped copies are kept in DATA_DIR/stamp-cache (bounded; docs/api.md "Stamping").
+		const stamper = createStamper({ cacheDir: path.join(config.dataDir, "stamp-cache") });
 		app.addHook("onClose", () => stamper.close());
 		app.decorate("stamper", stamper);
 		app.decorate("rootKey", rootKey);

@@ -65,7 +65,7 @@ export function registerMetrics(app: FastifyInstance): Metrics {
 	});
 	new client.Gauge({
 		name: "svc_stamping_jobs",
-		help: "Watermarking jobs stamping now (running) and waiting for a worker (queued; 16 at most, then 503).",
+		help: "Watermarking jobs stamping now (running) and waiting for a worker (queued; 8 per workspace and 64 in all at most, then 503).",
 		labelNames: ["state"] as const,
 		registers: [registry],
 		collect() {

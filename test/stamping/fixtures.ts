@@ -67,6 +67,55 @@ export function handWrittenPdf(encrypted: boolean): Buffer {
 	return Buffer.from(body, "latin1");
 }
 
+/**
+ * The crafted PDF of the hardening issue: one page object named `n` times by a flat page tree
+ * (`/Kids [3 0 R 3 0 R …]`), about 600 KB for 100,000 entries. Parsers walk every entry; pdf-lib
+ * would stamp the one page 100,000 times.
+ */
+export function hostilePdf(n: number): Buffer {
+	const objects = [
+		"<< /Type /Catalog /Pages 2 0 R >>",
+		`<< /Type /Pages /Count ${n} /Kids [${"3 0 R ".repeat(n)}] >>`,
+		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] >>",
+	];
+	let body = "%PDF-1.4\n";
+	const offsets: number[] = [];
+	objects.forEach((obj, i) => {
+		offsets.push(body.length);
+		body += `${i + 1} 0 obj\n${obj}\nendobj\n`;
+	});
+	const xref = body.length;
+	body += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`;
+	for (const off of offsets) body += `${String(off).padStart(10, "0")} 00000 n \n`;
+	body += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
+	return Buffer.from(body, "latin1");
+}
+
+/**
+ * A PDF of `n` blank pages in one flat page tree, written by hand: cheap to build (100,000 pages
+ * are 6.5 MB), minutes to parse and stamp.
+ */
+export function manyPagesPdf(n: number): Buffer {
+	const parts = ["%PDF-1.4\n"];
+	let at = parts[0]?.length ?? 0;
+	const offsets: number[] = [];
+	const add = (obj: string) => {
+		offsets.push(at);
+		parts.push(obj);
+		at += obj.length;
+	};
+	add("1 0 obj\n<< /Type /Catalog /Pages 2 0 R >>\nendobj\n");
+	const kids = Array.from({ length: n }, (_, i) => `${i + 3} 0 R`).join(" ");
+	add(`2 0 obj\n<< /Type /Pages /Count ${n} /Kids [${kids}] >>\nendobj\n`);
+	for (let i = 0; i < n; i++) {
+		add(`${i + 3} 0 obj\n<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] >>\nendobj\n`);
+	}
+	parts.push(`xref\n0 ${n + 3}\n0000000000 65535 f \n`);
+	for (const offset of offsets) parts.push(`${String(offset).padStart(10, "0")} 00000 n \n`);
+	parts.push(`trailer\n<< /Size ${n + 3} /Root 1 0 R >>\nstartxref\n${at}\n%%EOF\n`);
+	return Buffer.from(parts.join(""), "latin1");
+}
+
 /** A photo-like image: a gradient with noise, so JPEG and WebP behave as with real pictures. */
 export async function makeImage(
 	format: "jpeg" | "png" | "webp",

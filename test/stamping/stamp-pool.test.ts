@@ -1,6 +1,9 @@
 // The stamping worker pool: work runs beside the event loop, not on it; the waiting line is
-// bounded; an overrunning job is abandoned and its worker replaced; closing refuses what waits.
+// bounded; an overrunning job is abandoned and its worker replaced; one tenant's slow jobs do not
+// hold another's; crafted PDFs are refused by a scan of their bytes before any worker parses them;
+// closing refuses what waits.
 import assert from "node:assert/strict";
+import { Readable } from "node:stream";
 import { after, before, test } from "node:test";
 import {
 	createStamper,
@@ -8,7 +11,12 @@ import {
 	StampBusyError,
 	type Stamper,
 } from "../../src/lib/stamp/index.ts";
-import { makePdf, pageTexts } from "./fixtures.ts";
+import { PdfCounter } from "../../src/lib/stamp/pdf-scan.ts";
+import { stampBytes } from "../../src/lib/stamp/stamp.ts";
+import { hostilePdf, makePdf, manyPagesPdf, pageTexts } from "./fixtures.ts";
+
+/** No page or object limit: lets a slow PDF reach a worker, to test budgets and fairness. */
+const NO_LIMITS = { pdfLimits: { maxPages: Number.POSITIVE_INFINITY, maxObjects: Number.POSITIVE_INFINITY } };
 
 const LINE = "Sent to the pool test";
 let bigPdf: Buffer;
@@ -59,7 +67,7 @@ test("stamping goes on while the event loop is busy with something else", async 
 });
 
 test("past the waiting line a job is refused at once with StampBusyError", async () => {
-	const small = createStamper({ size: 1, maxQueue: 1 });
+	const small = createStamper({ size: 1, maxQueue: 1, maxQueuePerTenant: 1 });
 	try {
 		const running = job(small);
 		const waiting = job(small);
@@ -78,7 +86,7 @@ test("a job over its time is abandoned as not stampable, and the next one gets a
 	// 100,000 blank pages take minutes to stamp (about 150 s here); a one-page PDF a few
 	// milliseconds. The 3 s bound sits far from both, on a fast machine and on a busy one.
 	const slow = manyPagesPdf(100_000);
-	const quick = createStamper({ size: 1, timeoutMs: 3000 });
+	const quick = createStamper({ size: 1, timeoutMs: 3000, ...NO_LIMITS });
 	try {
 		await assert.rejects(
 			job(quick, slow),
@@ -91,27 +99,106 @@ test("a job over its time is abandoned as not stampable, and the next one gets a
 	}
 });
 
-/** A PDF of `n` blank pages written by hand: cheap to build, slow to stamp. */
-function manyPagesPdf(n: number): Buffer {
-	const parts = ["%PDF-1.4\n"];
-	let at = parts[0]?.length ?? 0;
-	const offsets: number[] = [];
-	const add = (obj: string) => {
-		offsets.push(at);
-		parts.push(obj);
-		at += obj.length;
-	};
-	add("1 0 obj\n<< /Type /Catalog /Pages 2 0 R >>\nendobj\n");
-	const kids = Array.from({ length: n }, (_, i) => `${i + 3} 0 R`).join(" ");
-	add(`2 0 obj\n<< /Type /Pages /Count ${n} /Kids [${kids}] >>\nendobj\n`);
-	for (let i = 0; i < n; i++) {
-		add(`${i + 3} 0 obj\n<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] >>\nendobj\n`);
+test("a crafted page tree is refused by the byte scan, read from a stream in small chunks, before any worker", async () => {
+	const s = createStamper({ size: 1 });
+	try {
+		for (const [bytes, pages] of [
+			[hostilePdf(100_000), 100_000],
+			[manyPagesPdf(5000), 5000],
+		] as const) {
+			// 1000-byte chunks: tokens and the /Kids array cross chunk boundaries.
+			const chunks = Array.from({ length: Math.ceil(bytes.length / 1000) }, (_, i) =>
+				bytes.subarray(i * 1000, (i + 1) * 1000),
+			);
+			await assert.rejects(
+				s.stampFile({ stream: Readable.from(chunks), type: "application/pdf", line: LINE }),
+				(err: Error) =>
+					err instanceof NotWatermarkableError &&
+					/^the PDF has more than 2000 pages/.test(err.message) &&
+					pages > 2000,
+			);
+		}
+		assert.equal(s.jobs, 0, "no worker was handed either file");
+	} finally {
+		await s.close();
 	}
-	parts.push(`xref\n0 ${n + 3}\n0000000000 65535 f \n`);
-	for (const offset of offsets) parts.push(`${String(offset).padStart(10, "0")} 00000 n \n`);
-	parts.push(`trailer\n<< /Size ${n + 3} /Root 1 0 R >>\nstartxref\n${at}\n%%EOF\n`);
-	return Buffer.from(parts.join(""), "latin1");
-}
+});
+
+test("the byte scan counts alike however the bytes are cut", () => {
+	const none = { maxPages: Number.POSITIVE_INFINITY, maxObjects: Number.POSITIVE_INFINITY };
+	for (const [bytes, pages, objects] of [
+		[hostilePdf(3000), 3000, 3],
+		[manyPagesPdf(50), 50, 52],
+	] as const) {
+		for (const size of [1, 7, 64, 1000, bytes.length]) {
+			const counter = new PdfCounter(none);
+			for (let at = 0; at < bytes.length; at += size) counter.push(bytes.subarray(at, at + size));
+			assert.equal(counter.pages, pages, `pages in ${size}-byte chunks`);
+			assert.equal(counter.objects, objects, `objects in ${size}-byte chunks`);
+		}
+	}
+});
+
+test("a worker refuses a PDF over the limits it parsed (pages hidden in compressed object streams)", async () => {
+	// pdf-lib writes page dictionaries into compressed object streams, where the byte scan cannot see them.
+	const pdf = await makePdf([{}, {}, {}]);
+	await assert.rejects(
+		stampBytes(pdf, "application/pdf", LINE, { maxPages: 2, maxObjects: 1000 }),
+		/the PDF has more than 2 pages \(3\)/,
+	);
+	await assert.rejects(
+		stampBytes(pdf, "application/pdf", LINE, { maxPages: 10, maxObjects: 3 }),
+		/more than 3 objects/,
+	);
+});
+
+test("one tenant's slow jobs do not hold another tenant's: its own wait behind each other", async () => {
+	const s = createStamper({ size: 2, ...NO_LIMITS });
+	const slow = manyPagesPdf(100_000);
+	const quick = await makePdf([{}]);
+	const run = (tenant: string, bytes: Buffer, budgetMs?: number) =>
+		s.stampFile({ bytes, type: "application/pdf", line: LINE, tenant, ...(budgetMs ? { budgetMs } : {}) });
+	try {
+		// Both workers started and warm.
+		await Promise.all([run("warm-1", quick), run("warm-2", quick)]);
+		// Two slow jobs of one tenant, each holding a worker for its whole 4 s budget if let.
+		const hostile = [run("hostile", slow, 4000), run("hostile", slow, 4000)].map((p) =>
+			p.then(
+				() => "stamped",
+				(err: Error) => err.message,
+			),
+		);
+		assert.deepEqual(s.load, { running: 1, queued: 1 }, "the tenant runs one job; its second waits");
+		const t0 = performance.now();
+		const out = await run("other", quick);
+		const took = performance.now() - t0;
+		assert.ok((pageTexts(out)[0] ?? "").includes(LINE));
+		assert.ok(took < 2000, `the other tenant waited ${took.toFixed(0)} ms beside the slow jobs`);
+		assert.deepEqual(await Promise.all(hostile), [
+			"stamping took longer than 4 s",
+			"stamping took longer than 4 s",
+		]);
+	} finally {
+		await s.close();
+	}
+});
+
+test("each tenant's waiting line is bounded on its own: a full line refuses that tenant only", async () => {
+	const s = createStamper({ size: 2, maxQueuePerTenant: 1, maxQueue: 10 });
+	try {
+		const one = s.stampFile({ bytes: bigPdf, type: "application/pdf", line: LINE, tenant: "t" });
+		const two = s.stampFile({ bytes: bigPdf, type: "application/pdf", line: LINE, tenant: "t" });
+		await assert.rejects(
+			s.stampFile({ bytes: bigPdf, type: "application/pdf", line: LINE, tenant: "t" }),
+			StampBusyError,
+		);
+		const other = await s.stampFile({ bytes: bigPdf, type: "application/pdf", line: LINE, tenant: "u" });
+		assert.equal(pageTexts(other).length, 200);
+		await Promise.all([one, two]);
+	} finally {
+		await s.close();
+	}
+});
 
 test("closing the pool refuses the jobs still waiting, and any new one", async () => {
 	const small = createStamper({ size: 1, maxQueue: 4 });

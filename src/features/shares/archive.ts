@@ -14,7 +14,7 @@ import { AppError } from "../../http/errors.ts";
 import { lazy } from "../../lib/lazy.ts";
 import { hasScope } from "../../lib/scopes.ts";
 import { contentDisposition } from "../../lib/sniff.ts";
-import { isNotWatermarkable, StampBusyError } from "../../lib/stamp/index.ts";
+import { isNotWatermarkable, StampBusyError, type StampedCopy } from "../../lib/stamp/index.ts";
 import type { StoredFile } from "../vault/service.ts";
 import type { SharesContext } from "./context.ts";
 import { grantedFiles, readGrants } from "./granted.ts";
@@ -68,20 +68,24 @@ const BUSY_WAIT_MS = 250;
 const BACKLOG_BYTES = 1024 * 1024;
 
 /**
- * A stamped copy of `file`, or undefined when it cannot be stamped (left out of archives). A
- * full stamping pool is waited out (a few seconds) rather than failing the download.
+ * A stamped copy of `file` for a share of `workspace`, or undefined when it cannot be stamped
+ * (left out of archives). A full stamping pool is waited out (a few seconds) rather than failing
+ * the download. The same copy asked again (same file, same line) comes from the stamper's cache.
  */
 export async function stampedCopy(
 	app: FastifyInstance,
+	workspace: string,
 	file: StoredFile,
 	line: string,
-): Promise<Buffer | undefined> {
+): Promise<StampedCopy | undefined> {
 	for (let attempt = 0; ; attempt++) {
 		try {
-			return await app.stamper.stampFile({
+			return await app.stamper.stampCopy({
 				type: file.type,
 				line,
 				stream: await app.blobs.get(file.fileKey),
+				tenant: workspace,
+				source: file.fileKey,
 			});
 		} catch (err) {
 			if (isNotWatermarkable(err)) return undefined;
@@ -101,10 +105,11 @@ const zipLibrary = lazy(async () => (await import("yazl")).default);
 export async function streamArchive(
 	app: FastifyInstance,
 	reply: FastifyReply,
-	name: string,
+	link: { label: string; workspace: string },
 	files: StoredFile[],
 	stampLine: string | null,
 ) {
+	const name = archiveName(link.label);
 	const { ZipFile } = await zipLibrary();
 	const zip: yazl.ZipFile = new ZipFile();
 	const names = new EntryNames();
@@ -141,11 +146,16 @@ export async function streamArchive(
 
 	// Watermarked: the first stampable file decides whether there is an archive at all.
 	let next = 0;
-	let first: Buffer | undefined;
+	let first: StampedCopy | undefined;
 	for (; next < files.length && !first; next++)
-		first = await stampedCopy(app, files[next] as StoredFile, stampLine);
+		first = await stampedCopy(app, link.workspace, files[next] as StoredFile, stampLine);
 	if (!first) throw new AppError("archive_empty", "No file of this share could be stamped");
-	zip.addBuffer(first, names.next((files[next - 1] as StoredFile).name), { compress: false, mtime });
+	const add = (copy: StampedCopy, entry: string) => {
+		const options = { compress: false, mtime };
+		if (Buffer.isBuffer(copy.body)) zip.addBuffer(copy.body, entry, options);
+		else zip.addReadStream(copy.body, entry, { ...options, size: copy.size });
+	};
+	add(first, names.next((files[next - 1] as StoredFile).name));
 	const rest = files.slice(next);
 	void (async () => {
 		for (const file of rest) {
@@ -153,8 +163,8 @@ export async function streamArchive(
 				await new Promise((r) => setTimeout(r, 20));
 			}
 			if (output.destroyed) return;
-			const copy = await stampedCopy(app, file, stampLine);
-			if (copy) zip.addBuffer(copy, names.next(file.name), { compress: false, mtime });
+			const copy = await stampedCopy(app, link.workspace, file, stampLine);
+			if (copy) add(copy, names.next(file.name));
 		}
 		zip.end();
 	})().catch((err: unknown) => {

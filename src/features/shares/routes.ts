@@ -8,7 +8,7 @@ import { AppError } from "../../http/errors.ts";
 import { errors } from "../../http/schemas.ts";
 import { contentDisposition } from "../../lib/sniff.ts";
 import { ServerClaim, Sharer, serverClaim } from "../server/service.ts";
-import { archiveName, ownerArchive, stampedCopy, streamArchive } from "./archive.ts";
+import { ownerArchive, stampedCopy, streamArchive } from "./archive.ts";
 import { sharesContext } from "./context.ts";
 import { probe, resolve } from "./public.ts";
 import { sweepReads } from "./reads.ts";
@@ -197,15 +197,22 @@ export const shareRoutes: FastifyPluginAsyncTypebox = async (app) => {
 		async (request, reply) => {
 			const { slug, recordId } = request.params;
 			const now = app.clock.now();
-			const { file, stampLine, read } = await openDownload(ctx, slug, recordId, request.query.dl, now);
+			const { link, file, stampLine, read } = await openDownload(ctx, slug, recordId, request.query.dl, now);
 			const disposition = contentDisposition("attachment", file.name);
 			if (stampLine !== null) {
 				// A watermarked share serves stamped copies only; what cannot be stamped is not served.
-				const copy = await stampedCopy(app, file, stampLine);
+				// A copy from the cache is logged as a read exactly as a fresh one (the view was taken
+				// at resolve, with the token).
+				const copy = await stampedCopy(app, link.workspace, file, stampLine);
 				if (!copy)
 					throw new AppError("file_not_watermarkable", "This file cannot be stamped, so it is not served");
-				await logFileRead(ctx, read, now);
-				return sendFile(reply, copy, copy.length, disposition);
+				try {
+					await logFileRead(ctx, read, now);
+				} catch (err) {
+					if (!Buffer.isBuffer(copy.body)) copy.body.destroy();
+					throw err;
+				}
+				return sendFile(reply, copy.body, copy.size, disposition);
 			}
 			const body = await app.blobs.get(file.fileKey).catch(() => {
 				throw new AppError("record_not_found", "The file's bytes are gone");
@@ -239,7 +246,7 @@ export const shareRoutes: FastifyPluginAsyncTypebox = async (app) => {
 				now,
 			);
 			await logFileRead(ctx, read, now);
-			return streamArchive(app, reply, archiveName(link.label), files, stampLine);
+			return streamArchive(app, reply, link, files, stampLine);
 		},
 	);
 
@@ -278,7 +285,7 @@ export const shareRoutes: FastifyPluginAsyncTypebox = async (app) => {
 				request.params.id,
 				app.clock.now(),
 			);
-			return streamArchive(app, reply, archiveName(link.label), files, stampLine);
+			return streamArchive(app, reply, link, files, stampLine);
 		},
 	);
 };

@@ -68,7 +68,7 @@ export const stampingRoutes: FastifyPluginAsyncTypebox<StampingOptions> = async 
 			},
 		},
 		async (request, reply) => {
-			const { bytes, type, filename } = await stampPreview(
+			const { copy, type, filename } = await stampPreview(
 				{
 					db: app.store.db,
 					blobs: app.blobs,
@@ -83,7 +83,8 @@ export const stampingRoutes: FastifyPluginAsyncTypebox<StampingOptions> = async 
 				.type(type)
 				.header("cache-control", "private, no-store")
 				.header("content-disposition", contentDisposition("attachment", filename))
-				.send(bytes);
+				.header("content-length", String(copy.size))
+				.send(copy.body);
 		},
 	);
 };

@@ -7,13 +7,25 @@ import type { Database } from "../../db/schema.ts";
 import { type AccountCaller, requireScope } from "../../http/auth.ts";
 import { AppError } from "../../http/errors.ts";
 import { BlobNotFoundError, type BlobStore } from "../../lib/blob-store.ts";
-import { isNotWatermarkable, isStampable, StampBusyError, type Stamper } from "../../lib/stamp/index.ts";
+import {
+	isNotWatermarkable,
+	isStampable,
+	StampBusyError,
+	type StampedCopy,
+	type Stamper,
+} from "../../lib/stamp/index.ts";
 import { findWorkspaceFile } from "../vault/service.ts";
 
 /** Stamp text: one line of 1 to 120 characters once trimmed (spec "Limits"). */
 export const STAMP_TEXT_MAX = 120;
 /** Appended to every preview line, so a preview can never pass for a share's real copy. */
 export const PREVIEW_MARK = "#preview";
+/**
+ * A preview's time budget: a file that takes longer is refused (415) and its worker stopped. Shares'
+ * downloads get the pool's 30 s; a preview is a look at a stamp, and the short budget bounds what a
+ * crafted file can hold a worker for.
+ */
+export const PREVIEW_BUDGET_MS = 5000;
 
 /**
  * The stamp line of a share for one of its records, provided by the shares feature: throws
@@ -64,7 +76,11 @@ export function previewLine(base: string): string {
 }
 
 /** The stamped copy of a vault file, with its type and attachment name. */
-export async function stampPreview(deps: PreviewDeps, caller: AccountCaller, input: PreviewInput) {
+export async function stampPreview(
+	deps: PreviewDeps,
+	caller: AccountCaller,
+	input: PreviewInput,
+): Promise<{ copy: StampedCopy; type: string; filename: string }> {
 	// A key never opens the vault (as for `GET /api/files/{id}`): refused before anything is read.
 	if (caller.kind === "apiKey") {
 		throw new AppError("api_key_scope_missing", "API keys never reach vault files", {
@@ -92,12 +108,15 @@ export async function stampPreview(deps: PreviewDeps, caller: AccountCaller, inp
 		throw err;
 	}
 	try {
-		const bytes = await deps.stamper.stampFile({
+		const copy = await deps.stamper.stampCopy({
 			type,
 			line: previewLine(base),
 			stream,
+			tenant: caller.workspaceId,
+			budgetMs: PREVIEW_BUDGET_MS,
+			source: file.fileKey,
 		});
-		return { bytes, type, filename: previewName(file.name, type) };
+		return { copy, type, filename: previewName(file.name, type) };
 	} catch (err) {
 		if (isNotWatermarkable(err)) throw new AppError("file_not_watermarkable", `Not stamped: ${err.message}`);
 		if (err instanceof StampBusyError) {

@@ -5,16 +5,31 @@
 import { degrees, grayscale, PDFDocument, type PDFFont, type PDFPage, StandardFonts } from "pdf-lib";
 import { NotWatermarkableError } from "./errors.ts";
 import { inCharset } from "./line.ts";
+import { PDF_LIMITS, type PdfLimits } from "./pdf-scan.ts";
 
-export async function stampPdf(input: Uint8Array, line: string): Promise<Uint8Array> {
+export async function stampPdf(
+	input: Uint8Array,
+	line: string,
+	limits: PdfLimits = PDF_LIMITS,
+): Promise<Uint8Array> {
 	let doc: PDFDocument;
 	let pages: PDFPage[];
 	try {
 		// updateMetadata: false keeps the document's own producer and dates. Encryption is checked
 		// below (pdf-lib's own EncryptedPDFError fails instanceof: it is compiled to ES5).
 		doc = await PDFDocument.load(input, { updateMetadata: false, ignoreEncryption: true });
+		// Again after parsing, for what the byte scan (pdf-scan.ts) cannot see in compressed object
+		// streams: the declared page count and the objects, before the page tree is walked.
+		overLimits(doc, limits);
 		pages = doc.getPages();
-	} catch {
+		// A tree may name one page object many times; each entry is a page to stamp.
+		if (pages.length > limits.maxPages) {
+			throw new NotWatermarkableError(
+				`the PDF has more than ${limits.maxPages} pages (${pages.length}); larger PDFs are not stamped`,
+			);
+		}
+	} catch (err) {
+		if (err instanceof NotWatermarkableError) throw err;
 		throw new NotWatermarkableError("the PDF cannot be read");
 	}
 	// Even an owner-password-only PDF is refused: pdf-lib cannot decrypt, so drawing into it would
@@ -29,6 +44,26 @@ export async function stampPdf(input: Uint8Array, line: string): Promise<Uint8Ar
 	} catch (err) {
 		if (err instanceof NotWatermarkableError) throw err;
 		throw new NotWatermarkableError("the PDF's page tree is damaged");
+	}
+}
+
+function overLimits(doc: PDFDocument, { maxPages, maxObjects }: PdfLimits): void {
+	let count = 0;
+	try {
+		count = doc.catalog.Pages().Count().asNumber();
+	} catch {
+		// No usable /Count: the walk of the tree counts, and the time budget bounds it.
+	}
+	if (count > maxPages) {
+		throw new NotWatermarkableError(
+			`the PDF has more than ${maxPages} pages (${count}); larger PDFs are not stamped`,
+		);
+	}
+	const objects = doc.context.largestObjectNumber;
+	if (objects > maxObjects) {
+		throw new NotWatermarkableError(
+			`the PDF has more than ${maxObjects} objects (${objects}); larger PDFs are not stamped`,
+		);
 	}
 }
 

@@ -3,6 +3,7 @@
 import { parentPort } from "node:worker_threads";
 import sharp from "sharp";
 import { NotWatermarkableError } from "./errors.ts";
+import type { PdfLimits } from "./pdf-scan.ts";
 import { stampBytes } from "./stamp.ts";
 
 export interface StampJob {
@@ -10,6 +11,7 @@ export interface StampJob {
 	bytes: Uint8Array;
 	type: string;
 	line: string;
+	limits: PdfLimits;
 }
 
 /** Posted once, when the worker has loaded and listens for jobs. */
@@ -33,7 +35,7 @@ if (!port) throw new Error("worker.ts runs as a worker thread");
 
 port.on("message", async (job: StampJob) => {
 	try {
-		const out = await stampBytes(job.bytes, job.type, job.line);
+		const out = await stampBytes(job.bytes, job.type, job.line, job.limits);
 		// Hand the result's memory over instead of copying it, when it owns all of it.
 		const own = out.byteOffset === 0 && out.byteLength === out.buffer.byteLength;
 		const bytes = own ? out : new Uint8Array(out);
