@@ -97,13 +97,18 @@ export async function stampedCopy(
 /** yazl, loaded with the first archive. */
 const zipLibrary = lazy(async () => (await import("yazl")).default);
 
-/** Streams `files` as a zip attachment named `name`; stamped with `stampLine` when it is set. */
+/**
+ * Streams `files` as a zip attachment named `name`; stamped with `stampLine` when it is set.
+ * `served` runs once the archive is sure to have an entry, just before it is sent (the read log:
+ * a watermarked share none of whose files can be stamped is 404 `archive_empty` and logs nothing).
+ */
 export async function streamArchive(
 	app: FastifyInstance,
 	reply: FastifyReply,
 	name: string,
 	files: StoredFile[],
 	stampLine: string | null,
+	served: () => Promise<void> = async () => {},
 ) {
 	const { ZipFile } = await zipLibrary();
 	const zip: yazl.ZipFile = new ZipFile();
@@ -136,6 +141,7 @@ export async function streamArchive(
 		const end = zip.end.bind(zip) as (options: object, done: (total: number) => void) => void;
 		const total = await new Promise<number>((resolve) => end({}, resolve));
 		if (total >= 0) reply.header("content-length", String(total));
+		await served();
 		return reply.send(output);
 	}
 
@@ -146,6 +152,7 @@ export async function streamArchive(
 		first = await stampedCopy(app, files[next] as StoredFile, stampLine);
 	if (!first) throw new AppError("archive_empty", "No file of this share could be stamped");
 	zip.addBuffer(first, names.next((files[next - 1] as StoredFile).name), { compress: false, mtime });
+	await served();
 	const rest = files.slice(next);
 	void (async () => {
 		for (const file of rest) {

@@ -233,8 +233,9 @@ export const shareRoutes: FastifyPluginAsyncTypebox = async (app) => {
 				request.query.dl,
 				now,
 			);
-			await logFileRead(ctx, read, now);
-			return streamArchive(app, reply, archiveName(link.label), files, stampLine);
+			return streamArchive(app, reply, archiveName(link.label), files, stampLine, () =>
+				logFileRead(ctx, read, now),
+			);
 		},
 	);
 
