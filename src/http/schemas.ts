@@ -16,10 +16,21 @@ export const ProblemSchema = Type.Object(
 
 const problemRef = Type.Unsafe<unknown>({ $ref: "Problem#" });
 
+/**
+ * An error response as the server sends it (src/http/problem.ts): `application/problem+json`.
+ * Keyed by media type, so the OpenAPI document names that type (not `application/json`), and
+ * fastify serializes with the schema what is sent with that type.
+ */
+export const problemContent = { "application/problem+json": { schema: problemRef } };
+const problemResponse = {
+	description: "RFC 9457 problem details with the error's `code` (docs/api.md)",
+	content: problemContent,
+};
+
 /** Response entries for error statuses, all carrying the problem body: `...errors(400, 404)`. */
-export function errors(...statuses: number[]): Record<number, typeof problemRef> {
-	const out: Record<number, typeof problemRef> = {};
-	for (const s of statuses) out[s] = problemRef;
+export function errors(...statuses: number[]): Record<number, typeof problemResponse> {
+	const out: Record<number, typeof problemResponse> = {};
+	for (const s of statuses) out[s] = problemResponse;
 	return out;
 }
 

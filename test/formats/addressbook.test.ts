@@ -15,6 +15,8 @@ const NS =
 const xml = new XMLParser({
 	removeNSPrefix: true,
 	ignoreAttributes: false,
+	// Character references are XML (the card's CRs are sent as `&#13;`); this parser reads them so.
+	htmlEntities: true,
 	isArray: (name) => ["response", "propstat"].includes(name),
 });
 

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
+import { openApiErrors } from "../../scripts/openapi-check.ts";
 import { makeApp, type TestApp } from "../helpers/app.ts";
 
 describe("the OpenAPI document", () => {
@@ -16,6 +17,34 @@ describe("the OpenAPI document", () => {
 		assert.equal(doc.openapi, "3.1.0");
 		assert.equal(doc.info.version, "0.1.0");
 		assert.ok(doc.components.schemas.Problem, "the problem body is a component");
+	});
+
+	test("is a valid OpenAPI 3.1 document (@readme/openapi-parser, as `npm run openapi:check`)", async () => {
+		const doc = (await t.app.inject({ url: "/api/openapi.json" })).json();
+		assert.equal(await openApiErrors(doc), "");
+	});
+
+	test("every error response is documented as application/problem+json, the type the server sends", async () => {
+		const doc = (await t.app.inject({ url: "/api/openapi.json" })).json();
+		let problems = 0;
+		const json: string[] = [];
+		for (const [path, item] of Object.entries<Record<string, Operation>>(doc.paths)) {
+			for (const [method, op] of Object.entries(item)) {
+				for (const [status, response] of Object.entries(op.responses ?? {})) {
+					if (Number(status) < 400) continue;
+					const types = Object.keys(response.content ?? {});
+					if (types.includes("application/problem+json")) problems++;
+					// Plain JSON is an error's type only where OAuth says so (RFC 6749 §5.2, RFC 6750 §3).
+					const oauth = path === "/oidc/token" || path === "/oidc/userinfo";
+					if (types.includes("application/json") && !oauth) json.push(`${method} ${path} ${status}`);
+				}
+			}
+		}
+		assert.deepEqual(json, [], "error responses documented as application/json");
+		assert.ok(problems >= 300, `${problems} error responses as application/problem+json`);
+		const sent = await t.app.inject({ url: "/api/collections/records/records" });
+		assert.equal(sent.statusCode, 401);
+		assert.match(String(sent.headers["content-type"]), /^application\/problem\+json/);
 	});
 
 	test("lists every route the app serves, each with a summary and a 2xx response", async () => {
@@ -74,4 +103,5 @@ describe("the OpenAPI document", () => {
 
 interface Operation {
 	parameters?: { in: string; name: string; description?: string; schema?: { type?: string } }[];
+	responses?: Record<string, { content?: Record<string, unknown> }>;
 }

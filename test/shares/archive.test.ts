@@ -285,11 +285,19 @@ describe("share archives", () => {
 			);
 		});
 
-		test("archive_empty when no granted file can be stamped", async () => {
+		test("archive_empty when no granted file can be stamped, and no archive read logged", async () => {
 			const fTxt = await uploadFile(t.app, a, { key: "notes" }, { bytes: text, name: "notes.txt" });
 			const link = await createLink(t.app, a, { records: [fTxt.id], stamp: "Stamped" });
 			const body = (await resolveLink(t.app, link.slug)).json();
 			assertCode(await archive(link.slug, body.archiveToken), 404, "archive_empty");
+			const reads = await t.app.inject({
+				method: "GET",
+				url: `/api/collections/linkReads/records?filter=${encodeURIComponent(`link='${link.id}'`)}`,
+				headers: a.headers,
+			});
+			assert.equal(reads.statusCode, 200, reads.body);
+			const kinds = (reads.json().items as { kind: string }[]).map((r) => r.kind);
+			assert.deepEqual(kinds, ["api"], "the resolve's read only: nothing was served");
 		});
 
 		test("the stamp preview with a share uses the share's stamp and needs the share to grant the record", async () => {

@@ -69,14 +69,15 @@ function paramFilter(f: Element, p: CardProperty): boolean {
 	return match ? values.some((v) => textMatch(match, v)) : values.length > 0;
 }
 
-const COLLATIONS: Record<string, (s: string) => string> = {
-	"i;unicode-casemap": (s) => s.normalize("NFKD").toLowerCase(),
-	"i;ascii-casemap": (s) => s.replace(/[A-Z]/g, (c) => c.toLowerCase()),
-	"i;octet": (s) => s,
-};
+/** A Map, not an object: a collation named `constructor` or `__proto__` is only unknown. */
+const COLLATIONS = new Map<string, (s: string) => string>([
+	["i;unicode-casemap", (s) => s.normalize("NFKD").toLowerCase()],
+	["i;ascii-casemap", (s) => s.replace(/[A-Z]/g, (c) => c.toLowerCase())],
+	["i;octet", (s) => s],
+]);
 
 function textMatch(m: Element, value: string): boolean {
-	const fold = COLLATIONS[m.attrs.collation ?? "i;unicode-casemap"];
+	const fold = COLLATIONS.get(m.attrs.collation ?? "i;unicode-casemap");
 	if (!fold) {
 		throw new AppError("forbidden", `Unsupported collation ${m.attrs.collation}`, {
 			extra: { precondition: "supported-collation" },

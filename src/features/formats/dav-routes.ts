@@ -2,7 +2,7 @@
 // card, `contact.vcf`. Its gates are the shares feature's for the `carddav` reader: only an
 // active share without a password or handshake is served; any other answers 404 as a missing slug
 // would. GET of the card and a REPORT returning it take a view (the resolve's, kind
-// `addressbook`); PROPFIND, OPTIONS, HEAD and a 304 take none. Writes are 405.
+// `addressbook`); PROPFIND, OPTIONS, HEAD and a 304 take none. Writes are 405, whatever the body.
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { FastifyError, FastifyReply, FastifyRequest, FastifySchema } from "fastify";
 import { Type } from "typebox";
@@ -178,7 +178,11 @@ export const davRoutes: FastifyPluginAsyncTypebox<{ ctx: FormatsContext }> = asy
 				return multi(reply, report(r, book(link, model), depth, onCard, origin));
 			},
 		});
-		app.route({ method: WRITES, url, ...hidden, handler: async (_request, reply) => refuseWrite(reply) });
+	}
+	// Refused in onRequest, before the body is read: whatever its type or size, a write is 405
+	// with `Allow` (not 415 or 413), also to a name in the book other than the card.
+	for (const url of [...collectionUrls, cardUrl, "/dav/s/:slug/*"]) {
+		app.route({ method: WRITES, url, ...hidden, onRequest: refuseWrite, handler: refuseWrite });
 	}
 
 	app.route({
@@ -247,7 +251,7 @@ export const davRoutes: FastifyPluginAsyncTypebox<{ ctx: FormatsContext }> = asy
 	}
 };
 
-function refuseWrite(reply: FastifyReply) {
+async function refuseWrite(_request: FastifyRequest, reply: FastifyReply): Promise<never> {
 	reply.header("allow", ALLOW);
 	throw new AppError("method_not_allowed", "The address book is read-only");
 }

@@ -48,7 +48,8 @@ const Form = Type.Object(
 	},
 	{ description: "The page's form (`application/x-www-form-urlencoded`); JSON is read too." },
 );
-const text = (description: string) => ({ description, schema: Type.String() });
+// OpenAPI 3.1's Media Type Object has no `description`: it goes on the schema.
+const text = (description: string) => ({ schema: Type.String({ description }) });
 const Representations = {
 	description:
 		"The page, or the CSV, vCard or iCalendar form of the share; `ETag` always; one view taken (docs/api.md).",

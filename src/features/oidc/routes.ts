@@ -7,6 +7,7 @@ import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Type } from "typebox";
 import { AppError } from "../../http/errors.ts";
 import { pickLanguage } from "../../http/language.ts";
+import { problemContent } from "../../http/schemas.ts";
 import { PAGE_CSP } from "../../http/security-headers.ts";
 import { webDir } from "../../lib/web-dir.ts";
 import { keyRing, OIDC_KEYS } from "../server/service.ts";
@@ -179,7 +180,11 @@ export const oidcRoutes: FastifyPluginAsyncTypebox = async (app) => {
 					302: Type.Unknown({
 						description: "Refusal sent back: `error`, `error_description`, `state`, `iss`",
 					}),
-					400: Type.Unknown({ description: "text/html: client_id or redirect_uri did not check out" }),
+					400: {
+						description:
+							"A page: client_id or redirect_uri did not check out (problem+json only for text no query may hold)",
+						content: { "text/html": { schema: Type.String() }, ...problemContent },
+					},
 				},
 			},
 			// Malformed parameters get the page's own answer, not a bare validation error.

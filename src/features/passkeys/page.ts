@@ -8,6 +8,7 @@ import path from "node:path";
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { type Static, Type } from "typebox";
 import { type Lang, pickLanguage } from "../../http/language.ts";
+import { problemContent } from "../../http/schemas.ts";
 import { PAGE_CSP } from "../../http/security-headers.ts";
 import { webDir } from "../../lib/web-dir.ts";
 import { checkOrigin } from "./checks.ts";
@@ -141,8 +142,11 @@ export const passkeyPageRoutes: FastifyPluginAsyncTypebox = async (app) => {
 				querystring: PageQuery,
 				response: {
 					200: Type.String({ description: "text/html" }),
-					// An explanatory HTML page, or problem+json when the query string itself is malformed.
-					400: Type.Unknown({ description: "text/html, or application/problem+json" }),
+					400: {
+						description:
+							"An explanatory HTML page, or problem+json when the query string itself is malformed",
+						content: { "text/html": { schema: Type.String() }, ...problemContent },
+					},
 				},
 			},
 		},

@@ -62,7 +62,13 @@ export const serverRoutes: FastifyPluginAsync = async (app) => {
 			schema: {
 				summary: "Liveness and database check",
 				tags: ["discovery"],
-				response: { 200: Type.String(), 503: Type.String() },
+				response: {
+					200: { description: "`ok`", content: { "text/plain": { schema: Type.String() } } },
+					503: {
+						description: "`database unavailable`",
+						content: { "text/plain": { schema: Type.String() } },
+					},
+				},
 			},
 		},
 		async (_request, reply) => {

@@ -101,13 +101,18 @@ export async function stampedCopy(
 /** yazl, loaded with the first archive. */
 const zipLibrary = lazy(async () => (await import("yazl")).default);
 
-/** Streams `files` as a zip attachment named `name`; stamped with `stampLine` when it is set. */
+/**
+ * Streams `files` as a zip attachment named after the share's label; stamped with `stampLine` when it is set.
+ * `served` runs once the archive is sure to have an entry, just before it is sent (the read log:
+ * a watermarked share none of whose files can be stamped is 404 `archive_empty` and logs nothing).
+ */
 export async function streamArchive(
 	app: FastifyInstance,
 	reply: FastifyReply,
 	link: { label: string; workspace: string },
 	files: StoredFile[],
 	stampLine: string | null,
+	served: () => Promise<void> = async () => {},
 ) {
 	const name = archiveName(link.label);
 	const { ZipFile } = await zipLibrary();
@@ -141,6 +146,7 @@ export async function streamArchive(
 		const end = zip.end.bind(zip) as (options: object, done: (total: number) => void) => void;
 		const total = await new Promise<number>((resolve) => end({}, resolve));
 		if (total >= 0) reply.header("content-length", String(total));
+		await served();
 		return reply.send(output);
 	}
 
@@ -156,6 +162,7 @@ export async function streamArchive(
 		else zip.addReadStream(copy.body, entry, { ...options, size: copy.size });
 	};
 	add(first, names.next((files[next - 1] as StoredFile).name));
+	await served();
 	const rest = files.slice(next);
 	void (async () => {
 		for (const file of rest) {

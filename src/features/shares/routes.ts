@@ -245,8 +245,7 @@ export const shareRoutes: FastifyPluginAsyncTypebox = async (app) => {
 				request.query.dl,
 				now,
 			);
-			await logFileRead(ctx, read, now);
-			return streamArchive(app, reply, link, files, stampLine);
+			return streamArchive(app, reply, link, files, stampLine, () => logFileRead(ctx, read, now));
 		},
 	);
 
