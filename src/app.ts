@@ -54,6 +54,7 @@ import { membersCollection } from "./features/workspaces/members.ts";
 import { workspaceRoutes } from "./features/workspaces/routes.ts";
 import { registerAnswerRounds } from "./http/answer-rounds.ts";
 import { authPlugin } from "./http/auth.ts";
+import { refuseEncodedBodies } from "./http/content-encoding.ts";
 import { registerJsonBody } from "./http/json-body.ts";
 import { lazyChildLogger } from "./http/lazy-logger.ts";
 import { type Metrics, registerMetrics } from "./http/metrics.ts";
@@ -149,6 +150,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
 	// Only JSON (and, per route, multipart) bodies: a text/plain body is 415, not a string to validate.
 	app.removeContentTypeParser("text/plain");
 	registerJsonBody(app);
+	refuseEncodedBodies(app);
 	const routeList: FastifyInstance["routeList"] = [];
 	app.decorate("routeList", routeList);
 	app.addHook("onRoute", (route) => {
