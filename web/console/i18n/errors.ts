@@ -19,6 +19,8 @@ export const errorMessages = defineMessages({
 		method_not_allowed: "This cannot be done here.",
 		conflict: "This clashes with something that exists or changed meanwhile. Reload and try again.",
 		link_status_invalid: "The share cannot change to that status.",
+		link_gate_session_required:
+			"An API key can only tighten a share: loosening its password, identity, watermark, cap or expiry needs your signed-in session.",
 		workspace_personal: "A personal workspace is deleted only together with its account.",
 		invitation_invalid: "This invitation link is not known. Check that you copied all of it.",
 		invitation_expired: "This invitation has expired. Ask for a new one.",
@@ -113,6 +115,8 @@ export const errorMessages = defineMessages({
 		conflict:
 			"Das kollidiert mit etwas Bestehendem oder wurde inzwischen geändert. Neu laden und erneut versuchen.",
 		link_status_invalid: "Die Freigabe kann nicht in diesen Status wechseln.",
+		link_gate_session_required:
+			"Ein API-Schlüssel kann eine Freigabe nur strenger machen: Passwort, Identität, Wasserzeichen, Aufruflimit oder Ablauf zu lockern braucht Ihre angemeldete Sitzung.",
 		workspace_personal: "Ein persönlicher Arbeitsbereich wird nur zusammen mit seinem Konto gelöscht.",
 		invitation_invalid:
 			"Dieser Einladungslink ist unbekannt. Prüfen Sie, ob Sie ihn vollständig kopiert haben.",
