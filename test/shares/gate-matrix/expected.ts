@@ -53,6 +53,9 @@ const status = (s: string) => ({
 	remoteAnswer: `status ${s}, no values`,
 });
 
+/** userinfo leaves out a sign-in's grant that no longer stands. */
+const NOT_LISTED = "no svc_links";
+
 const TOKEN_AFTER_GATE = notApplicable(
 	"the token is minted by a resolve that passed this gate and carries its view (docs/api.md 'Files and archives')",
 );
@@ -67,13 +70,13 @@ const TOOLS_ONLY = notApplicable(
 /** `expected[gate][reader]`: what the reader answers while the gate applies. */
 export const expected: Record<ShareGate, Partial<Record<ShareReader, Answer>>> = {
 	paused: status("paused"),
-	// A sign-in link the person revoked is withdrawn for good: its grant answers `not_found`, as a
-	// grant never handed out (docs/api.md "Entries as grants").
-	revoked: { ...status("revoked"), oidcClaims: "not_found" },
-	expired: status("expired"),
+	// A sign-in link that no longer stands (revoked, expired, cap reached) is not listed at
+	// userinfo any more (docs/api.md, OpenID Connect: userinfo lists a grant only while it stands): the service finds no grant to read.
+	revoked: { ...status("revoked"), oidcClaims: NOT_LISTED },
+	expired: { ...status("expired"), oidcClaims: NOT_LISTED },
 	// A share whose views reached the cap is expired; the tokens of the view that reached it are
 	// still honoured (docs/api.md "Files and archives").
-	capReached: { ...status("expired"), fileToken: "served", archive: "served" },
+	capReached: { ...status("expired"), fileToken: "served", archive: "served", oidcClaims: NOT_LISTED },
 	password: {
 		probe: "requiresPassword",
 		resolve: "401 link_password_required",
