@@ -116,7 +116,7 @@ describe("save a copy from the opened share page", () => {
 		const refused = await follow(links.get("vcf") ?? "", BROWSER_ACCEPT);
 		assert.equal(refused.statusCode, 401);
 		assert.match(String(refused.headers["content-type"]), /^text\/html/);
-		assert.ok(refused.body.includes("This download was already used"));
+		assert.ok(refused.body.includes("This download link no longer works"));
 		assert.ok(refused.body.includes("Open the share again"));
 		assert.ok(!refused.body.includes("file_download_invalid"), "never the raw code");
 		assert.equal(await views(t.app, share.slug), 1);

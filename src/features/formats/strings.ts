@@ -88,7 +88,7 @@ const en = {
 			next: () => "Wait a minute and try again.",
 		},
 		token: {
-			heading: "This download was already used",
+			heading: "This download link no longer works",
 			text: () => "Each download from a share's page works once, for ten minutes after opening the page.",
 			next: () => "Open the share again to download it once more: that counts as a view.",
 		},
@@ -195,7 +195,7 @@ const de: typeof en = {
 			next: () => "Warten Sie eine Minute und versuchen Sie es erneut.",
 		},
 		token: {
-			heading: "Dieser Download wurde schon verwendet",
+			heading: "Dieser Download-Link funktioniert nicht mehr",
 			text: () =>
 				"Jeder Download von der Seite einer Freigabe funktioniert einmal, zehn Minuten ab dem Öffnen der Seite.",
 			next: () => "Öffnen Sie die Freigabe erneut, um noch einmal herunterzuladen: Das zählt als ein Aufruf.",
