@@ -14,6 +14,7 @@ import {
 	type Page,
 	type ViewportSize,
 } from "playwright-core";
+import type { AppDeps } from "../../src/app.ts";
 import type { Config } from "../../src/config.ts";
 import { issueOperatorTicket, relyingParty, ticketUrl } from "../../src/features/passkeys/service.ts";
 import { makeApp, type TestApp } from "./app.ts";
@@ -63,9 +64,9 @@ export interface Server {
 }
 
 /** A listening app on a free port (a browser needs a socket); the console is built on first use. */
-export async function startServer(overrides: Partial<Config> = {}): Promise<Server> {
+export async function startServer(overrides: Partial<Config> = {}, deps: AppDeps = {}): Promise<Server> {
 	const port = await freePort();
-	const t = await makeApp({ port, ...overrides });
+	const t = await makeApp({ port, ...overrides }, deps);
 	await t.app.listen({ port, host: "127.0.0.1" });
 	return { t, origin: `http://localhost:${port}`, api: `http://127.0.0.1:${port}`, close: () => t.close() };
 }

@@ -56,6 +56,7 @@ export const SHARE_READERS = [
 	"carddav",
 	"fileToken",
 	"archive",
+	"formatToken",
 	"grantRead",
 	"oidcClaims",
 	"remoteAnswer",
@@ -102,6 +103,9 @@ export const READER_GATES: Record<ShareReader, ReaderGates> = {
 	// reads their own, in any status, and claims no view.
 	fileToken: { status: "token", secrets: "none", view: null },
 	archive: { status: "token", secrets: "none", view: null },
+	// /s/{slug}?format=csv|vcf|ics&dl=: a data format downloaded from the opened share page with
+	// the one-time token the page's read minted (read kinds csv, vcard, ical); the view is the page's.
+	formatToken: { status: "token", secrets: "none", view: null },
 	// POST /api/grants/resolve: the grant's token is its credential; values while active.
 	grantRead: { status: "peek", secrets: "none", view: null },
 	// A sign-in link's claims are read as grants are (oidc reads them through the grant read).

@@ -11,7 +11,7 @@ import { changeLinkStatus, createLink, effectiveStatus, type LinkStatus, type Ne
 import * as store from "./store.ts";
 
 export { type SharesContext, sharesContext } from "./context.ts";
-export { effectiveStatus, pastExpirySql } from "./gates/open.ts";
+export { effectiveStatus, pastExpiry, pastExpirySql } from "./gates/open.ts";
 export {
 	type Client,
 	checkHandshake,
@@ -34,6 +34,7 @@ export { changeLinkStatus, createLink, expireLinks, isWatermarked } from "./life
 export { findBySlug, resolveLink } from "./public.ts";
 export type { PublicLinkRow } from "./public-queries.ts";
 export { resolvesAnyOf } from "./store.ts";
+export { FORMAT_TOKEN_TTL_MS, logTokenRead, mintFormatTokens, openFormat, type TokenRead } from "./tokens.ts";
 
 type Db = Kysely<Database> | Transaction<Database>;
 

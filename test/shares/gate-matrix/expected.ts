@@ -48,6 +48,8 @@ const status = (s: string) => ({
 	carddav: `404 link_${s}`,
 	fileToken: `404 link_${s}`,
 	archive: `404 link_${s}`,
+	// Followed from the opened page by a browser: the refusal is a page.
+	formatToken: `404 page: ${s}`,
 	grantRead: `status ${s}, no values`,
 	oidcClaims: `status ${s}, no values`,
 	remoteAnswer: `status ${s}, no values`,
@@ -58,6 +60,9 @@ const NOT_LISTED = "no svc_links";
 
 const TOKEN_AFTER_GATE = notApplicable(
 	"the token is minted by a resolve that passed this gate and carries its view (docs/api.md 'Files and archives')",
+);
+const PAGE_TOKEN_AFTER_GATE = notApplicable(
+	"the token is minted by the page's read that passed this gate and carries its view (docs/api.md 'Share page and formats')",
 );
 const GRANT_TOKEN = notApplicable(
 	"a grant is read with its own grant token, and only its status applies (docs/api.md 'Bulk read')",
@@ -76,7 +81,13 @@ export const expected: Record<ShareGate, Partial<Record<ShareReader, Answer>>> =
 	expired: { ...status("expired"), oidcClaims: NOT_LISTED },
 	// A share whose views reached the cap is expired; the tokens of the view that reached it are
 	// still honoured (docs/api.md "Files and archives").
-	capReached: { ...status("expired"), fileToken: "served", archive: "served", oidcClaims: NOT_LISTED },
+	capReached: {
+		...status("expired"),
+		fileToken: "served",
+		archive: "served",
+		formatToken: "served",
+		oidcClaims: NOT_LISTED,
+	},
 	password: {
 		probe: "requiresPassword",
 		resolve: "401 link_password_required",
@@ -88,6 +99,7 @@ export const expected: Record<ShareGate, Partial<Record<ShareReader, Answer>>> =
 		carddav: "404 link_not_found",
 		fileToken: TOKEN_AFTER_GATE,
 		archive: TOKEN_AFTER_GATE,
+		formatToken: PAGE_TOKEN_AFTER_GATE,
 		grantRead: GRANT_TOKEN,
 		oidcClaims: GRANT_TOKEN,
 		remoteAnswer: GRANT_TOKEN,
@@ -102,6 +114,8 @@ export const expected: Record<ShareGate, Partial<Record<ShareReader, Answer>>> =
 		carddav: "404 link_not_found",
 		fileToken: TOKEN_AFTER_GATE,
 		archive: TOKEN_AFTER_GATE,
+		// A browser is never shown the page of such a share, so no page read mints a format token.
+		formatToken: "403 open in the app",
 		grantRead: GRANT_TOKEN,
 		oidcClaims: GRANT_TOKEN,
 		remoteAnswer: GRANT_TOKEN,
@@ -116,6 +130,7 @@ export const expected: Record<ShareGate, Partial<Record<ShareReader, Answer>>> =
 		carddav: FILES_ONLY,
 		fileToken: "served stamped",
 		archive: "served stamped",
+		formatToken: FILES_ONLY,
 		grantRead: notApplicable(
 			"a grant serves a file's name and digest, never its bytes (docs/api.md 'Bulk read')",
 		),
@@ -134,6 +149,7 @@ export const expected: Record<ShareGate, Partial<Record<ShareReader, Answer>>> =
 		carddav: "served",
 		fileToken: "served",
 		archive: "served",
+		formatToken: "served",
 		grantRead: "served",
 		oidcClaims: "served",
 		remoteAnswer: "served",
@@ -152,6 +168,7 @@ export const READER_FILES: Partial<Record<ShareReader, string>> = {
 	carddav: "slug-readers.test.ts",
 	fileToken: "slug-readers.test.ts",
 	archive: "slug-readers.test.ts",
+	formatToken: "slug-readers.test.ts",
 	grantRead: "slug-readers.test.ts",
 	oidcClaims: "oidc-claims.test.ts",
 	remoteAnswer: "remote-answers.test.ts",

@@ -54,6 +54,8 @@ const GONE: [string, string][] = [
 	["has paused this share", "paused"],
 	["has withdrawn this share", "revoked"],
 	["This share has expired", "expired"],
+	["This share could be opened until", "expired"],
+	["every view has been used", "expired"],
 	["There is no share at this address", "not_found"],
 ];
 
