@@ -44,7 +44,7 @@ async function notifyRevoked(db: Db, answer: AnswerOfLink, now: number) {
 			kind: "answer_revoked",
 			title: `An answer to "${answer.request_label}" was revoked`,
 			body: "The responder revoked the answer; its values are no longer readable.",
-			data: { request: answer.request, responseId: answer.id },
+			data: { request: answer.request, label: answer.request_label, responseId: answer.id },
 		},
 		now,
 	);

@@ -137,6 +137,7 @@ async function notifyRevoked(
 			// A tool is named by its origin (what it is) and the name it gives itself (a claim).
 			data: {
 				link: link.id,
+				label: link.label,
 				by: actor.kind,
 				...(actor.kind === "tool" ? { tool: actor.origin, toolName: actor.name } : {}),
 			},
