@@ -25,6 +25,7 @@ import { newId, randomToken, sha256Hex } from "../../lib/crypto.ts";
 import { isValidEmail, normalizeEmail } from "../accounts/service.ts";
 import { invalidField } from "../collections/fields.ts";
 import * as workspaces from "../workspaces/service.ts";
+import { notifyJoined } from "./notices.ts";
 import * as store from "./store.ts";
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -153,6 +154,8 @@ export async function acceptIn(
 		throw new AppError("invitation_used", "This invitation was accepted meanwhile");
 	}
 	await workspaces.addMember(trx, { workspace: row.workspace, account: accountId, role: row.role }, now);
+	const joined = { invitation: row.id, workspaceName: row.workspace_name, invitedBy: row.invited_by };
+	await notifyJoined(trx, { ...joined, workspace: row.workspace, role: row.role }, accountId, now);
 	return { workspace: row.workspace, role: row.role as workspaces.Role };
 }
 

@@ -252,3 +252,12 @@ export function resolvesAnyOf(records: readonly string[]) {
 		]);
 	};
 }
+
+/** What an expiry notice names: the share's label and why it expired. */
+export function linkForNotice(db: Db, id: string) {
+	return db
+		.selectFrom("links")
+		.select(["id", "workspace", "label", "created_by", "max_views", "view_count", "expires_at", "purpose"])
+		.where("id", "=", id)
+		.executeTakeFirst();
+}
