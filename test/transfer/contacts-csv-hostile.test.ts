@@ -40,7 +40,10 @@ describe("vCard and CSV imports", () => {
 	test("vCard: the preview shows a section per contact and its entries; the import makes them", async () => {
 		const who = await buildAccount(t.app);
 		// The sample is a real vCard: a parser we did not write reads two cards.
-		assert.equal(new ICAL.Component(ICAL.parse(VCARDS.split("END:VCARD")[0] + "END:VCARD\r\n") as never).name, "vcard");
+		assert.equal(
+			new ICAL.Component(ICAL.parse(`${VCARDS.split("END:VCARD")[0]}END:VCARD\r\n`) as never).name,
+			"vcard",
+		);
 		const preview = await sendImport(t.app, who, "vcard", VCARDS, true);
 		assert.equal(preview.statusCode, 200, preview.body);
 		const report = preview.json();
@@ -77,7 +80,10 @@ describe("vCard and CSV imports", () => {
 		const bad = `${VCARDS}BEGIN:VCARD\r\nVERSION:4.0\r\nEMAIL:nobody@example.org\r\nEND:VCARD\r\nBEGIN:VCARD\r\nFN Broken\r\nEND:VCARD\r\n`;
 		const preview = await sendImport(t.app, who, "vcard", bad, true);
 		assert.equal(preview.statusCode, 200);
-		assert.deepEqual(preview.json().refusals.map((r: { at: string }) => r.at), ["card 3 (line 17)", "card 4 (line 21)"]);
+		assert.deepEqual(
+			preview.json().refusals.map((r: { at: string }) => r.at),
+			["card 3 (line 17)", "card 4 (line 21)"],
+		);
 		const res = await sendImport(t.app, who, "vcard", bad);
 		assert.equal(res.statusCode, 400);
 		assert.equal(res.json().code, "import_invalid");
@@ -90,7 +96,8 @@ describe("vCard and CSV imports", () => {
 	test("CSV: columns in any order, sections by key or name, hidden; a share's own CSV reads back", async () => {
 		const who = await buildAccount(t.app);
 		await createSection(t.app, who, "bank");
-		const csv = '\uFEFFValue,Key,Name,Section,Hidden\r\n"DE89 3704",iban,IBAN,bank,yes\r\n"line one\nline two",note,Note,Travel plans,\r\n\'=1+1,formula,,,false\r\n';
+		const csv =
+			'\uFEFFValue,Key,Name,Section,Hidden\r\n"DE89 3704",iban,IBAN,bank,yes\r\n"line one\nline two",note,Note,Travel plans,\r\n\'=1+1,formula,,,false\r\n';
 		const preview = await sendImport(t.app, who, "csv", csv, true);
 		assert.equal(preview.statusCode, 200, preview.body);
 		const report = preview.json();
@@ -183,7 +190,12 @@ describe("hostile archives", () => {
 			"import_invalid",
 			/invalid relative path/,
 		);
-		await refused(rawZip([{ name: "/abs/vault.json", data: Buffer.from(doc) }]), 400, "import_invalid", /absolute path/);
+		await refused(
+			rawZip([{ name: "/abs/vault.json", data: Buffer.from(doc) }]),
+			400,
+			"import_invalid",
+			/absolute path/,
+		);
 	});
 
 	test("more entries than an export can hold", async () => {
@@ -205,9 +217,16 @@ describe("hostile archives", () => {
 
 	test("not a zip, no vault.json, another format, a file the document does not name", async () => {
 		await refused(Buffer.from("plain text, not a zip"), 400, "import_invalid", /not a readable zip/);
-		await refused(rawZip([{ name: "other.json", data: Buffer.from("{}") }]), 400, "import_invalid", /no vault\.json/);
+		await refused(
+			rawZip([{ name: "other.json", data: Buffer.from("{}") }]),
+			400,
+			"import_invalid",
+			/no vault\.json/,
+		);
 		const who = await buildAccount(t.app);
-		const other = rawZip([{ name: "vault.json", data: Buffer.from(JSON.stringify({ format: "something", version: 1 })) }]);
+		const other = rawZip([
+			{ name: "vault.json", data: Buffer.from(JSON.stringify({ format: "something", version: 1 })) },
+		]);
 		const res = await sendImport(t.app, who, "archive", other);
 		assert.equal(res.json().detail, '/format: must be "svc-vault-export"');
 		const extra = rawZip([
@@ -230,7 +249,12 @@ describe("hostile archives", () => {
 		assert.equal(json.statusCode, 415);
 		const form = new FormData();
 		form.append("note", "no file");
-		const empty = await t.app.inject({ method: "POST", url: "/api/vault/import?format=csv", headers: who.headers, payload: form });
+		const empty = await t.app.inject({
+			method: "POST",
+			url: "/api/vault/import?format=csv",
+			headers: who.headers,
+			payload: form,
+		});
 		assert.equal(empty.statusCode, 400);
 		const format = await sendImport(t.app, who, "pdf" as never, "x");
 		assert.equal(format.statusCode, 400);

@@ -72,9 +72,13 @@ export async function vaultOf(app: App, who: TestAccount) {
 		}))
 		.sort((a, b) => `${a.key}|${a.name}`.localeCompare(`${b.key}|${b.name}`));
 	return {
-		sections: sections.map((s) => ({ key: s.key, name: s.name, ordering: s.ordering })).sort((a, b) => a.key.localeCompare(b.key)),
+		sections: sections
+			.map((s) => ({ key: s.key, name: s.name, ordering: s.ordering }))
+			.sort((a, b) => a.key.localeCompare(b.key)),
 		entries,
-		templates: templates.map((t) => ({ name: t.name, items: t.items })).sort((a, b) => a.name.localeCompare(b.name)),
+		templates: templates
+			.map((t) => ({ name: t.name, items: t.items }))
+			.sort((a, b) => a.name.localeCompare(b.name)),
 		fileIds: records.filter((r) => r.type === "file").map((r) => ({ id: r.id, name: r.name })),
 	};
 }

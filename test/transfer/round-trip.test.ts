@@ -32,11 +32,30 @@ describe("vault export and import", () => {
 		const { app } = t;
 		const people = await createSection(app, owner, "people", 2);
 		await createSection(app, owner, "money", 1);
-		const email = await createValue(app, owner, { key: "email", name: "Work email", value: "ada@example.org", section: people.id });
+		const email = await createValue(app, owner, {
+			key: "email",
+			name: "Work email",
+			value: "ada@example.org",
+			section: people.id,
+		});
 		await createValue(app, owner, { key: "email", name: "Same email", alias: email.id });
-		await createValue(app, owner, { key: "iban", name: "IBAN", value: "DE89 3704 0044 0532 0130 00", hidden: true });
-		await createValue(app, owner, { key: "note", name: "Lines", value: "first\nsecond, \"quoted\"; ünïcödé ✓" });
-		await uploadFile(app, owner, { key: "passport", section: people.id }, { bytes: png, name: "passport scan.png" });
+		await createValue(app, owner, {
+			key: "iban",
+			name: "IBAN",
+			value: "DE89 3704 0044 0532 0130 00",
+			hidden: true,
+		});
+		await createValue(app, owner, {
+			key: "note",
+			name: "Lines",
+			value: 'first\nsecond, "quoted"; ünïcödé ✓',
+		});
+		await uploadFile(
+			app,
+			owner,
+			{ key: "passport", section: people.id },
+			{ bytes: png, name: "passport scan.png" },
+		);
 		await uploadFile(app, owner, { key: "contract", name: "Contract" }, { bytes: pdf, name: "contract.pdf" });
 		const tpl = await app.inject({
 			method: "POST",
@@ -46,7 +65,13 @@ describe("vault export and import", () => {
 				name: "Onboarding",
 				items: [
 					{ key: "name", label: "Name", type: "text", required: true },
-					{ key: "dob", label: "Date of birth", type: "date", required: false, description: "As on the passport" },
+					{
+						key: "dob",
+						label: "Date of birth",
+						type: "date",
+						required: false,
+						description: "As on the passport",
+					},
 				],
 			},
 		});
@@ -68,7 +93,9 @@ describe("vault export and import", () => {
 			assert.equal(doc.entries.length, 6);
 			const passport = doc.entries.find((e: { key: string }) => e.key === "passport");
 			assert.match(passport.file.path, /^files\/[a-z0-9]+\/passport scan\.png$/);
-			const bytes = (await run("unzip", ["-p", file, passport.file.path], { encoding: "buffer", maxBuffer: 1 << 24 })).stdout;
+			const bytes = (
+				await run("unzip", ["-p", file, passport.file.path], { encoding: "buffer", maxBuffer: 1 << 24 })
+			).stdout;
 			assert.equal(sha(bytes), sha(png));
 		} finally {
 			fs.rmSync(dir, { recursive: true, force: true });
@@ -81,7 +108,14 @@ describe("vault export and import", () => {
 		assert.equal(res.statusCode, 200, res.body);
 		const report = res.json();
 		assert.equal(report.preview, true);
-		assert.deepEqual(report.counts, { sections: 2, entries: 6, files: 2, bytes: png.length + pdf.length, templates: 1, skipped: 0 });
+		assert.deepEqual(report.counts, {
+			sections: 2,
+			entries: 6,
+			files: 2,
+			bytes: png.length + pdf.length,
+			templates: 1,
+			skipped: 0,
+		});
 		assert.deepEqual(report.refusals, []);
 		assert.equal((await vaultOf(t.app, other)).entries.length, 0);
 	});
@@ -115,8 +149,28 @@ describe("vault export and import", () => {
 			workspace: "w",
 			sections: [],
 			entries: [
-				{ id: "a", key: "ok", name: "Fine", type: "value", value: "1", section: null, hidden: false, alias: null, file: null },
-				{ id: "b", key: "Bad Key", name: "Bad", type: "value", value: "2", section: null, hidden: false, alias: null, file: null },
+				{
+					id: "a",
+					key: "ok",
+					name: "Fine",
+					type: "value",
+					value: "1",
+					section: null,
+					hidden: false,
+					alias: null,
+					file: null,
+				},
+				{
+					id: "b",
+					key: "Bad Key",
+					name: "Bad",
+					type: "value",
+					value: "2",
+					section: null,
+					hidden: false,
+					alias: null,
+					file: null,
+				},
 			],
 			templates: [],
 		};
@@ -132,11 +186,46 @@ describe("vault export and import", () => {
 
 		// An alias onto an alias, and a section nobody made: the vault's own rules, by pointer.
 		doc.entries = [
-			{ id: "a", key: "ok", name: "Fine", type: "value", value: "1", section: null, hidden: false, alias: null, file: null },
-			{ id: "b", key: "b", name: "B", type: "value", value: "", section: null, hidden: false, alias: "a", file: null },
-			{ id: "c", key: "c", name: "C", type: "value", value: "", section: "nowhere", hidden: false, alias: "b", file: null },
+			{
+				id: "a",
+				key: "ok",
+				name: "Fine",
+				type: "value",
+				value: "1",
+				section: null,
+				hidden: false,
+				alias: null,
+				file: null,
+			},
+			{
+				id: "b",
+				key: "b",
+				name: "B",
+				type: "value",
+				value: "",
+				section: null,
+				hidden: false,
+				alias: "a",
+				file: null,
+			},
+			{
+				id: "c",
+				key: "c",
+				name: "C",
+				type: "value",
+				value: "",
+				section: "nowhere",
+				hidden: false,
+				alias: "b",
+				file: null,
+			},
 		] as never;
-		const chain = await sendImport(t.app, other, "archive", rawZip([{ name: "vault.json", data: Buffer.from(JSON.stringify(doc)) }]));
+		const chain = await sendImport(
+			t.app,
+			other,
+			"archive",
+			rawZip([{ name: "vault.json", data: Buffer.from(JSON.stringify(doc)) }]),
+		);
 		assert.equal(chain.statusCode, 400);
 		assert.deepEqual(
 			chain.json().refusals.map((r: { at: string }) => r.at),
@@ -164,7 +253,13 @@ describe("vault export and import", () => {
 					section: null,
 					hidden: false,
 					alias: null,
-					file: { path: "files/f/a.bin", name: "a.bin", type: "application/octet-stream", size: 4, sha256: sha(Buffer.from("abcd")) },
+					file: {
+						path: "files/f/a.bin",
+						name: "a.bin",
+						type: "application/octet-stream",
+						size: 4,
+						sha256: sha(Buffer.from("abcd")),
+					},
 				},
 			],
 			templates: [],

@@ -42,7 +42,8 @@ export async function readArchive(
 	const stored: string[] = [];
 	try {
 		const docEntry = zip.entries.get(DOCUMENT_NAME);
-		if (!docEntry) throw new AppError("import_invalid", `The archive has no ${DOCUMENT_NAME}: it is not a vault export`);
+		if (!docEntry)
+			throw new AppError("import_invalid", `The archive has no ${DOCUMENT_NAME}: it is not a vault export`);
 		if (docEntry.uncompressedSize > MAX_DOCUMENT_BYTES)
 			throw new AppError("import_too_large", `${DOCUMENT_NAME} is larger than ${MAX_DOCUMENT_BYTES} bytes`);
 		const text = await readText(await zip.open(docEntry), MAX_DOCUMENT_BYTES, DOCUMENT_NAME);
@@ -62,16 +63,27 @@ export async function readArchive(
 			if (!e.file) return;
 			const at = `/entries/${i}/file`;
 			const entry = zip.entries.get(e.file.path);
-			if (named.has(e.file.path)) refusals.push({ at: `${at}/path`, message: `${e.file.path} is named twice` });
+			if (named.has(e.file.path))
+				refusals.push({ at: `${at}/path`, message: `${e.file.path} is named twice` });
 			named.add(e.file.path);
 			if (!entry) refusals.push({ at: `${at}/path`, message: `the archive has no ${e.file.path}` });
 			else if (entry.uncompressedSize !== e.file.size)
-				refusals.push({ at: `${at}/size`, message: `${e.file.path} holds ${entry.uncompressedSize} bytes, not ${e.file.size}` });
+				refusals.push({
+					at: `${at}/size`,
+					message: `${e.file.path} holds ${entry.uncompressedSize} bytes, not ${e.file.size}`,
+				});
 			else if (maxFileSize >= 0 && e.file.size > maxFileSize)
-				refusals.push({ at: `${at}/size`, message: `${e.file.size} bytes is over this server's ${maxFileSize}-byte file cap` });
+				refusals.push({
+					at: `${at}/size`,
+					message: `${e.file.size} bytes is over this server's ${maxFileSize}-byte file cap`,
+				});
 		});
 		for (const name of zip.entries.keys())
-			if (!named.has(name)) refusals.push({ at: name, message: `the archive holds ${name}, which ${DOCUMENT_NAME} does not name` });
+			if (!named.has(name))
+				refusals.push({
+					at: name,
+					message: `the archive holds ${name}, which ${DOCUMENT_NAME} does not name`,
+				});
 		if (refusals.length > 0 || !store) return { contents, refusals, stored };
 
 		// The bytes, one file at a time, each checked against the document.
@@ -88,12 +100,31 @@ export async function readArchive(
 				blob = await blobs.put(source.pipe(head), { maxBytes: e.file.size });
 			} catch (err) {
 				if (err instanceof BlobTooLargeError)
-					return refused([{ at: `/entries/${i}/file/size`, message: `${e.file.path} holds more than ${e.file.size} bytes` }], stored);
-				return refused([{ at: `/entries/${i}/file/path`, message: `${e.file.path} cannot be read: ${(err as Error).message}` }], stored);
+					return refused(
+						[
+							{
+								at: `/entries/${i}/file/size`,
+								message: `${e.file.path} holds more than ${e.file.size} bytes`,
+							},
+						],
+						stored,
+					);
+				return refused(
+					[
+						{
+							at: `/entries/${i}/file/path`,
+							message: `${e.file.path} cannot be read: ${(err as Error).message}`,
+						},
+					],
+					stored,
+				);
 			}
 			stored.push(blob.key);
 			if (blob.sha256 !== e.file.sha256 || blob.size !== e.file.size)
-				return refused([{ at: `/entries/${i}/file/sha256`, message: `${e.file.path} does not match its SHA-256` }], stored);
+				return refused(
+					[{ at: `/entries/${i}/file/sha256`, message: `${e.file.path} does not match its SHA-256` }],
+					stored,
+				);
 			content.file.upload = {
 				key: blob.key,
 				size: blob.size,

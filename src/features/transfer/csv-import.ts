@@ -56,13 +56,19 @@ export async function readCsv(
 	};
 	let header: string[] | undefined;
 	try {
-		for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
+		for await (const { record, info } of parser as AsyncIterable<{
+			record: string[];
+			info: { lines: number };
+		}>) {
 			const at = `line ${info.lines}`;
 			if (!header) {
 				header = record.map((c) => c.trim().toLowerCase());
 				const unknown = header.filter((c) => !COLUMNS.has(c));
 				if (unknown.length > 0)
-					refusals.push({ at, message: `unknown column ${JSON.stringify(unknown[0])}; the columns are key, value, name, section, hidden` });
+					refusals.push({
+						at,
+						message: `unknown column ${JSON.stringify(unknown[0])}; the columns are key, value, name, section, hidden`,
+					});
 				if (!header.includes("key")) refusals.push({ at, message: "the header has no key column" });
 				if (new Set(header).size !== header.length) refusals.push({ at, message: "a column is named twice" });
 				if (refusals.length > 0) break;
@@ -97,6 +103,7 @@ export async function readCsv(
 	} finally {
 		source.destroy();
 	}
-	if (!header && refusals.length === 0) refusals.push({ at: "line 1", message: "the file is empty: a header row comes first" });
+	if (!header && refusals.length === 0)
+		refusals.push({ at: "line 1", message: "the file is empty: a header row comes first" });
 	return { contents: { sections, entries, templates: [] }, refusals };
 }

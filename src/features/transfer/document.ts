@@ -4,8 +4,20 @@
 // ids, versions and times are the exporting server's and are not carried over by an import.
 import { Ajv } from "ajv";
 import { type Static, Type } from "typebox";
-import type { ContentEntry, ContentTemplate, Refusal, TemplateItem, VaultContents } from "../vault/service.ts";
-import { NAME_MAX, TEMPLATE_ITEM_TYPES, TEMPLATE_MAX_ITEMS, TEMPLATE_NAME_MAX, VALUE_MAX } from "../vault/service.ts";
+import type {
+	ContentEntry,
+	ContentTemplate,
+	Refusal,
+	TemplateItem,
+	VaultContents,
+} from "../vault/service.ts";
+import {
+	NAME_MAX,
+	TEMPLATE_ITEM_TYPES,
+	TEMPLATE_MAX_ITEMS,
+	TEMPLATE_NAME_MAX,
+	VALUE_MAX,
+} from "../vault/service.ts";
 import { MAX_ENTRIES, MAX_SECTIONS, MAX_TEMPLATES } from "./limits.ts";
 
 export const FORMAT = "svc-vault-export";
@@ -27,7 +39,10 @@ const File = Type.Object(
 	{
 		path: Type.String({ minLength: 1, maxLength: 512, description: "The entry's bytes in the zip." }),
 		name: Type.String({ minLength: 1, maxLength: 255 }),
-		type: Type.String({ maxLength: 255, description: "As sniffed by the exporting server; re-sniffed on import." }),
+		type: Type.String({
+			maxLength: 255,
+			description: "As sniffed by the exporting server; re-sniffed on import.",
+		}),
 		size: Type.Integer({ minimum: 0 }),
 		sha256: Type.String({ pattern: "^[0-9a-f]{64}$" }),
 	},
@@ -58,7 +73,9 @@ const Item = Type.Object(
 		key: Type.String({ pattern: KEY }),
 		label: Type.String({ minLength: 1, maxLength: NAME_MAX }),
 		// Typed by its literals: a union built from a mapped array would type as `never`.
-		type: Type.Unsafe<(typeof TEMPLATE_ITEM_TYPES)[number]>(Type.Union(TEMPLATE_ITEM_TYPES.map((t) => Type.Literal(t)))),
+		type: Type.Unsafe<(typeof TEMPLATE_ITEM_TYPES)[number]>(
+			Type.Union(TEMPLATE_ITEM_TYPES.map((t) => Type.Literal(t))),
+		),
 		required: Type.Boolean(),
 		description: Type.Optional(Type.String({ maxLength: 1000 })),
 	},
@@ -99,7 +116,8 @@ export function checkDocument(doc: unknown): Refusal[] {
 	if (typeof top !== "object" || top === null || Array.isArray(top))
 		return [{ at: "/", message: "must be a JSON object" }];
 	if (top.format !== FORMAT) return [{ at: "/format", message: `must be "${FORMAT}"` }];
-	if (top.version !== VERSION) return [{ at: "/version", message: `must be ${VERSION}; this server reads version ${VERSION}` }];
+	if (top.version !== VERSION)
+		return [{ at: "/version", message: `must be ${VERSION}; this server reads version ${VERSION}` }];
 	return (validate.errors ?? []).slice(0, 100).map((e) => ({
 		at: e.instancePath || "/",
 		message:
@@ -111,9 +129,12 @@ export function checkDocument(doc: unknown): Refusal[] {
 
 /** A file entry carries its file and no value; a value entry no file. */
 function kindRefusals(e: DocumentEntry, i: number): Refusal[] {
-	if (e.type === "file" && e.file === null) return [{ at: `/entries/${i}/file`, message: "a file entry needs its file" }];
-	if (e.type === "value" && e.file !== null) return [{ at: `/entries/${i}/file`, message: "must be null for a value entry" }];
-	if (e.type === "file" && e.value !== null) return [{ at: `/entries/${i}/value`, message: "must be null for a file entry" }];
+	if (e.type === "file" && e.file === null)
+		return [{ at: `/entries/${i}/file`, message: "a file entry needs its file" }];
+	if (e.type === "value" && e.file !== null)
+		return [{ at: `/entries/${i}/file`, message: "must be null for a value entry" }];
+	if (e.type === "file" && e.value !== null)
+		return [{ at: `/entries/${i}/value`, message: "must be null for a file entry" }];
 	return [];
 }
 
@@ -134,7 +155,9 @@ export function contentsOf(doc: ExportDocument): VaultContents {
 				file: e.file ? { name: e.file.name, size: e.file.size, sha256: e.file.sha256 } : null,
 			}),
 		),
-		templates: doc.templates.map((t, i): ContentTemplate => ({ at: `/templates/${i}`, name: t.name, items: t.items as TemplateItem[] })),
+		templates: doc.templates.map(
+			(t, i): ContentTemplate => ({ at: `/templates/${i}`, name: t.name, items: t.items as TemplateItem[] }),
+		),
 	};
 }
 

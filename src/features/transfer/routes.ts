@@ -23,7 +23,10 @@ import {
 } from "./service.ts";
 
 const Refusal = Type.Object({
-	at: Type.String({ description: "Where: `line 4` (CSV), `card 2 (line 9)` (vCard), a JSON pointer `/entries/3/key` or a zip entry's name (archive)." }),
+	at: Type.String({
+		description:
+			"Where: `line 4` (CSV), `card 2 (line 9)` (vCard), a JSON pointer `/entries/3/key` or a zip entry's name (archive).",
+	}),
 	message: Type.String(),
 });
 
@@ -39,9 +42,7 @@ const ImportReport = Type.Object(
 			templates: Type.Integer(),
 			skipped: Type.Integer({ description: "vCard properties the vault gives no meaning, left out." }),
 		}),
-		sections: Type.Array(
-			Type.Object({ key: Type.String(), name: Type.String(), existing: Type.Boolean() }),
-		),
+		sections: Type.Array(Type.Object({ key: Type.String(), name: Type.String(), existing: Type.Boolean() })),
 		entries: Type.Array(
 			Type.Object({
 				at: Type.String(),
@@ -59,13 +60,19 @@ const ImportReport = Type.Object(
 		refusals: Type.Array(Refusal, { description: "The first 100; an import with any is refused whole." }),
 		refusalCount: Type.Integer(),
 	},
-	{ $id: "ImportReport", description: "What an import makes (or, as a preview, would make) and what it refuses." },
+	{
+		$id: "ImportReport",
+		description: "What an import makes (or, as a preview, would make) and what it refuses.",
+	},
 );
 
 const Query = Type.Object({
-	format: Type.Union(IMPORT_FORMATS.map((f) => Type.Literal(f)), {
-		description: "`archive` (a zip made by the export), `vcard` (contacts), `csv` (entries).",
-	}),
+	format: Type.Union(
+		IMPORT_FORMATS.map((f) => Type.Literal(f)),
+		{
+			description: "`archive` (a zip made by the export), `vcard` (contacts), `csv` (entries).",
+		},
+	),
 });
 
 const Form = {
@@ -107,7 +114,9 @@ export const transferRoutes: FastifyPluginAsyncTypebox = async (app) => {
 				response: {
 					200: {
 						description: "The zip.",
-						content: { "application/zip": { schema: Type.Unsafe<unknown>({ type: "string", format: "binary" }) } },
+						content: {
+							"application/zip": { schema: Type.Unsafe<unknown>({ type: "string", format: "binary" }) },
+						},
 					},
 					...errors(401, 403),
 				},
@@ -125,11 +134,15 @@ export const transferRoutes: FastifyPluginAsyncTypebox = async (app) => {
 		const caller = request.caller as AccountCaller;
 		requireImportScopes(caller);
 		if (!isMultipart(request))
-			throw new AppError("unsupported_media_type", "Send multipart/form-data with the file in a part named file");
+			throw new AppError(
+				"unsupported_media_type",
+				"Send multipart/form-data with the file in a part named file",
+			);
 		const cap = uploadCap(format);
 		refuseOversized(request, cap);
 		const { upload } = await readMultipart(request, Type.Object({}), app.blobs, cap);
-		if (!upload) throw new AppError("validation_failed", "body.file is required", { extra: { field: "body.file" } });
+		if (!upload)
+			throw new AppError("validation_failed", "body.file is required", { extra: { field: "body.file" } });
 		const deps = {
 			db: app.store.db,
 			blobs: app.blobs,

@@ -14,7 +14,13 @@ import { AppError } from "../../http/errors.ts";
 import type { BlobStore } from "../../lib/blob-store.ts";
 import { isUniqueViolation } from "../collections/fields.ts";
 import type { StoredUpload } from "../collections/registry.ts";
-import { checkContents, insertContents, type Refusal, sectionKeys, type VaultContents } from "../vault/service.ts";
+import {
+	checkContents,
+	insertContents,
+	type Refusal,
+	sectionKeys,
+	type VaultContents,
+} from "../vault/service.ts";
 import { readArchive } from "./archive-import.ts";
 import { readCsv } from "./csv-import.ts";
 import { MAX_ARCHIVE_BYTES, MAX_REFUSALS, MAX_TEXT_BYTES } from "./limits.ts";
@@ -37,7 +43,9 @@ export interface ImportDeps {
 /** A key never opens the vault (spec rule 6): refused as the records collection refuses it. */
 function refuseApiKey(caller: AccountCaller, scope: string): void {
 	if (caller.kind === "apiKey")
-		throw new AppError("api_key_scope_missing", `API keys never reach the vault (needs ${scope})`, { extra: { scope } });
+		throw new AppError("api_key_scope_missing", `API keys never reach the vault (needs ${scope})`, {
+			extra: { scope },
+		});
 }
 
 /** The scopes an export reads with: the whole vault, and the templates. */
@@ -57,7 +65,12 @@ export function uploadCap(format: ImportFormat): number {
 	return format === "archive" ? MAX_ARCHIVE_BYTES : MAX_TEXT_BYTES;
 }
 
-export async function runImport(deps: ImportDeps, format: ImportFormat, upload: StoredUpload, preview: boolean) {
+export async function runImport(
+	deps: ImportDeps,
+	format: ImportFormat,
+	upload: StoredUpload,
+	preview: boolean,
+) {
 	const { db, blobs, caller } = deps;
 	const existing = await sectionKeys(db, caller.workspaceId);
 	let stored: string[] = [];
@@ -65,7 +78,10 @@ export async function runImport(deps: ImportDeps, format: ImportFormat, upload: 
 	try {
 		const read = await readUpload(deps, format, upload, existing, !preview);
 		stored = read.stored;
-		const refusals = [...read.refusals, ...(read.refusals.length > 0 ? [] : checkContents(read.contents, new Set(existing.keys())))];
+		const refusals = [
+			...read.refusals,
+			...(read.refusals.length > 0 ? [] : checkContents(read.contents, new Set(existing.keys()))),
+		];
 		if (read.contents.templates.length > 0) requireScope(caller, "template:write");
 		const report = reportOf(format, preview, read.contents, existing, refusals, read.skipped);
 		if (preview) return report;
@@ -76,10 +92,15 @@ export async function runImport(deps: ImportDeps, format: ImportFormat, upload: 
 			});
 		}
 		try {
-			await db.transaction().execute((trx) => insertContents(trx, caller.workspaceId, read.contents, deps.now));
+			await db
+				.transaction()
+				.execute((trx) => insertContents(trx, caller.workspaceId, read.contents, deps.now));
 		} catch (err) {
 			if (isUniqueViolation(err))
-				throw new AppError("conflict", "A section with one of these keys was just made; nothing was imported, retry");
+				throw new AppError(
+					"conflict",
+					"A section with one of these keys was just made; nothing was imported, retry",
+				);
 			throw err;
 		}
 		committed = true;

@@ -37,16 +37,19 @@ function splitCards(text: string): { cards: Card[]; refusals: Refusal[] } {
 	lines.forEach((line, i) => {
 		const upper = line.trim().toUpperCase();
 		if (upper === "BEGIN:VCARD") {
-			if (open) refusals.push({ at: `card ${cards.length + 1} (line ${open.line})`, message: "has no END:VCARD" });
+			if (open)
+				refusals.push({ at: `card ${cards.length + 1} (line ${open.line})`, message: "has no END:VCARD" });
 			open = { line: i + 1, body: [line] };
 		} else if (upper === "END:VCARD" && open) {
 			open.body.push(line);
 			cards.push({ number: cards.length + 1, line: open.line, text: `${open.body.join("\r\n")}\r\n` });
 			open = undefined;
 		} else if (open) open.body.push(line);
-		else if (line.trim() !== "") refusals.push({ at: `line ${i + 1}`, message: "is outside any BEGIN:VCARD … END:VCARD" });
+		else if (line.trim() !== "")
+			refusals.push({ at: `line ${i + 1}`, message: "is outside any BEGIN:VCARD … END:VCARD" });
 	});
-	if (open) refusals.push({ at: `card ${cards.length + 1} (line ${open.line})`, message: "has no END:VCARD" });
+	if (open)
+		refusals.push({ at: `card ${cards.length + 1} (line ${open.line})`, message: "has no END:VCARD" });
 	return { cards, refusals };
 }
 
@@ -69,14 +72,22 @@ function typeLabel(property: ICAL.Property): string {
 	return types.length > 0 ? ` (${types.join(", ")})` : "";
 }
 
-export function readVcards(text: string, existing: ReadonlySet<string>): { contents: VaultContents; refusals: Refusal[]; skipped: number } {
+export function readVcards(
+	text: string,
+	existing: ReadonlySet<string>,
+): { contents: VaultContents; refusals: Refusal[]; skipped: number } {
 	const { cards, refusals } = splitCards(text);
 	const sections: ContentSection[] = [];
 	const entries: ContentEntry[] = [];
 	const taken = new Set(existing);
 	let skipped = 0;
-	if (cards.length === 0 && refusals.length === 0) refusals.push({ at: "line 1", message: "no BEGIN:VCARD: this is not a vCard file" });
-	if (cards.length > MAX_SECTIONS) refusals.push({ at: `card ${MAX_SECTIONS + 1}`, message: `at most ${MAX_SECTIONS} cards are read at once` });
+	if (cards.length === 0 && refusals.length === 0)
+		refusals.push({ at: "line 1", message: "no BEGIN:VCARD: this is not a vCard file" });
+	if (cards.length > MAX_SECTIONS)
+		refusals.push({
+			at: `card ${MAX_SECTIONS + 1}`,
+			message: `at most ${MAX_SECTIONS} cards are read at once`,
+		});
 	for (const card of cards.slice(0, MAX_SECTIONS)) {
 		const at = `card ${card.number} (line ${card.line})`;
 		let component: ICAL.Component;
@@ -106,7 +117,10 @@ export function readVcards(text: string, existing: ReadonlySet<string>): { conte
 			if (value === "") continue;
 			index++;
 			if (value.length > VALUE_MAX) {
-				refusals.push({ at, message: `${property.name.toUpperCase()} is longer than ${VALUE_MAX} characters` });
+				refusals.push({
+					at,
+					message: `${property.name.toUpperCase()} is longer than ${VALUE_MAX} characters`,
+				});
 				continue;
 			}
 			entries.push({
@@ -123,6 +137,9 @@ export function readVcards(text: string, existing: ReadonlySet<string>): { conte
 		}
 	}
 	if (entries.length > MAX_ENTRIES)
-		refusals.push({ at: entries[MAX_ENTRIES]?.at ?? "", message: `at most ${MAX_ENTRIES} entries are read at once` });
+		refusals.push({
+			at: entries[MAX_ENTRIES]?.at ?? "",
+			message: `at most ${MAX_ENTRIES} entries are read at once`,
+		});
 	return { contents: { sections, entries, templates: [] }, refusals, skipped };
 }

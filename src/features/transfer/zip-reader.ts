@@ -44,8 +44,14 @@ class BlobReader extends yauzl.RandomAccessReader {
 		const hit = (c: { start: number; bytes: Buffer }) =>
 			position >= c.start && position + length <= c.start + c.bytes.length;
 		if (this.cache && hit(this.cache)) {
-			this.cache.bytes.copy(buffer, offset, position - this.cache.start, position - this.cache.start + length);
-			return setImmediate(() => callback(null)) as unknown as void;
+			this.cache.bytes.copy(
+				buffer,
+				offset,
+				position - this.cache.start,
+				position - this.cache.start + length,
+			);
+			setImmediate(() => callback(null));
+			return;
 		}
 		const end = Math.min(this.total, position + Math.max(length, BLOCK));
 		const chunks: Buffer[] = [];
@@ -85,8 +91,15 @@ export async function readZip(
 		yauzl.fromRandomAccessReader(
 			reader,
 			size,
-			{ lazyEntries: true, autoClose: false, decodeStrings: true, validateEntrySizes: true, strictFileNames: true },
-			(err, z) => (err ? reject(refuse(`The upload is not a readable zip archive: ${err.message}`)) : resolve(z)),
+			{
+				lazyEntries: true,
+				autoClose: false,
+				decodeStrings: true,
+				validateEntrySizes: true,
+				strictFileNames: true,
+			},
+			(err, z) =>
+				err ? reject(refuse(`The upload is not a readable zip archive: ${err.message}`)) : resolve(z),
 		),
 	);
 	try {
@@ -95,7 +108,9 @@ export async function readZip(
 		const entries = new Map<string, yauzl.Entry>();
 		let total = 0;
 		await new Promise<void>((resolve, reject) => {
-			zip.on("error", (err: Error) => reject(err instanceof AppError ? err : refuse(`The archive is damaged: ${err.message}`)));
+			zip.on("error", (err: Error) =>
+				reject(err instanceof AppError ? err : refuse(`The archive is damaged: ${err.message}`)),
+			);
 			zip.on("end", () => resolve());
 			zip.on("entry", (entry: yauzl.Entry) => {
 				const name = entry.fileName;
@@ -105,10 +120,20 @@ export async function readZip(
 				if (entry.compressionMethod !== 0 && entry.compressionMethod !== 8)
 					return reject(refuse(`${name} uses an unsupported compression method`));
 				if (maxEntryBytes >= 0 && entry.uncompressedSize > maxEntryBytes)
-					return reject(refuse(`${name} is ${entry.uncompressedSize} bytes; the cap is ${maxEntryBytes}`, 413));
+					return reject(
+						refuse(`${name} is ${entry.uncompressedSize} bytes; the cap is ${maxEntryBytes}`, 413),
+					);
 				// A deflated entry expanding a thousandfold is a bomb, not a document.
-				if (entry.compressionMethod === 8 && entry.uncompressedSize > MAX_RATIO * Math.max(entry.compressedSize, 1024))
-					return reject(refuse(`${name} expands ${Math.round(entry.uncompressedSize / Math.max(entry.compressedSize, 1))} times: refused as a zip bomb`, 413));
+				if (
+					entry.compressionMethod === 8 &&
+					entry.uncompressedSize > MAX_RATIO * Math.max(entry.compressedSize, 1024)
+				)
+					return reject(
+						refuse(
+							`${name} expands ${Math.round(entry.uncompressedSize / Math.max(entry.compressedSize, 1))} times: refused as a zip bomb`,
+							413,
+						),
+					);
 				total += entry.uncompressedSize;
 				if (total > MAX_ARCHIVE_BYTES)
 					return reject(refuse(`The archive unpacks to more than ${MAX_ARCHIVE_BYTES} bytes`, 413));

@@ -12,7 +12,12 @@ import type { StoredUpload } from "../collections/registry.ts";
 import { newRecordRow } from "./records/rows.ts";
 import * as records from "./records/store.ts";
 import * as sections from "./sections/store.ts";
-import { checkItems, TEMPLATE_MAX_ITEMS, TEMPLATE_ITEM_TYPES, type TemplateItem } from "./templates/service.ts";
+import {
+	checkItems,
+	TEMPLATE_ITEM_TYPES,
+	TEMPLATE_MAX_ITEMS,
+	type TemplateItem,
+} from "./templates/service.ts";
 import * as templates from "./templates/store.ts";
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -72,7 +77,8 @@ export function checkContents(contents: VaultContents, existingSections: Readonl
 	const sectionKeys = new Set(existingSections);
 	const seenSections = new Set<string>();
 	for (const s of contents.sections) {
-		if (!KEY.test(s.key)) refuse(s.at, `section key ${JSON.stringify(s.key)} is not [a-z0-9_-], 1 to 64 characters`);
+		if (!KEY.test(s.key))
+			refuse(s.at, `section key ${JSON.stringify(s.key)} is not [a-z0-9_-], 1 to 64 characters`);
 		else if (seenSections.has(s.key)) refuse(s.at, `section key ${JSON.stringify(s.key)} appears twice`);
 		if (s.name.trim() === "" || s.name.length > NAME_MAX || !text(s.name))
 			refuse(s.at, `section name must be 1 to ${NAME_MAX} characters`);
@@ -105,16 +111,19 @@ export function checkContents(contents: VaultContents, existingSections: Readonl
 		if (!target) refuse(e.at, `alias ${JSON.stringify(e.alias)} names no entry of the import`);
 		else if (target === e) refuse(e.at, "an alias cannot point at itself");
 		else if (target.file) refuse(e.at, "an alias must point at a value entry");
-		else if (target.alias !== null) refuse(e.at, "an alias must point at an entry that is not itself an alias");
+		else if (target.alias !== null)
+			refuse(e.at, "an alias must point at an entry that is not itself an alias");
 	}
 	for (const t of contents.templates) {
 		if (t.name.trim() === "" || t.name.length > TEMPLATE_NAME_MAX || !text(t.name))
 			refuse(t.at, `template name must be 1 to ${TEMPLATE_NAME_MAX} characters`);
-		if (t.items.length > TEMPLATE_MAX_ITEMS) refuse(t.at, `a template has at most ${TEMPLATE_MAX_ITEMS} items`);
+		if (t.items.length > TEMPLATE_MAX_ITEMS)
+			refuse(t.at, `a template has at most ${TEMPLATE_MAX_ITEMS} items`);
 		const keys = new Set<string>();
 		t.items.forEach((item, i) => {
 			const where = `${t.at}/items/${i}`;
-			if (!KEY.test(item.key)) refuse(where, `key ${JSON.stringify(item.key)} is not [a-z0-9_-], 1 to 64 characters`);
+			if (!KEY.test(item.key))
+				refuse(where, `key ${JSON.stringify(item.key)} is not [a-z0-9_-], 1 to 64 characters`);
 			else if (keys.has(item.key)) refuse(where, `repeats the key ${JSON.stringify(item.key)}`);
 			keys.add(item.key);
 			if (item.label.trim() === "" || item.label.length > NAME_MAX || !text(item.label))
@@ -129,7 +138,10 @@ export function checkContents(contents: VaultContents, existingSections: Readonl
 }
 
 /** The section keys a workspace holds (an import puts entries into them rather than making new ones). */
-export async function sectionKeys(db: Db, workspaceId: string): Promise<Map<string, { id: string; name: string }>> {
+export async function sectionKeys(
+	db: Db,
+	workspaceId: string,
+): Promise<Map<string, { id: string; name: string }>> {
 	const rows = await sections.selectSections(db, workspaceId).execute();
 	return new Map(rows.map((r) => [r.key, { id: r.id, name: r.name }]));
 }
@@ -165,7 +177,10 @@ export async function insertContents(
 		madeSections++;
 	}
 	// Targets first: an alias's row refers to its target's id (a foreign key).
-	const ordered = [...contents.entries.filter((e) => e.alias === null), ...contents.entries.filter((e) => e.alias !== null)];
+	const ordered = [
+		...contents.entries.filter((e) => e.alias === null),
+		...contents.entries.filter((e) => e.alias !== null),
+	];
 	const ids = new Map<string, string>();
 	for (const e of ordered) {
 		const upload = e.file?.upload;
