@@ -157,11 +157,11 @@ function ReportView({ report }: { report: Report }) {
 			<h3>{t("previewTitle")}</h3>
 			<p>
 				{t("counts", {
-					entries: String(c.entries),
-					files: String(c.files),
+					entries: t("nEntries", { count: c.entries }),
+					files: t("nFiles", { count: c.files }),
 					size: formatSize(c.bytes, lang),
-					sections: String(c.sections),
-					templates: String(c.templates),
+					sections: t("nSections", { count: c.sections }),
+					templates: t("nTemplates", { count: c.templates }),
 				})}
 			</p>
 			{c.skipped > 0 ? <p>{t("skipped", { count: c.skipped })}</p> : null}
@@ -202,11 +202,11 @@ function Refusals({ report }: { report: Pick<Report, "refusals" | "refusalCount"
 	return (
 		<div class="alert alert-error" role="alert">
 			<p>
-				<strong>{t("refusedTitle", { count: report.refusalCount })}</strong> {t("refusedText")}
+				<strong>{t("refusedTitle", { count: report.refusalCount })}</strong>
 			</p>
+			<p>{t("refusedText")}</p>
 			<ul class="transfer-refusals">
 				{report.refusals.map((r, i) => (
-					// biome-ignore lint/suspicious/noArrayIndexKey: refusals have no id and never reorder
 					<li key={i}>
 						{where(r.at)}: {r.message}
 					</li>
