@@ -170,7 +170,7 @@ function ReportView({ report }: { report: Report }) {
 					<h4>{t("sectionsCaption")}</h4>
 					<ul class="transfer-sections">
 						{report.sections.map((s) => (
-							<li key={s.key}>
+							<li key={s.key} class="transfer-section">
 								{s.name} ({s.existing ? t("sectionExisting") : t("sectionNew")})
 							</li>
 						))}
