@@ -134,7 +134,7 @@ describe("the export and import screen", { timeout: 300_000 }, () => {
 		try {
 			const p = await de.open(`${server.origin}/app/signin`);
 			await setSessionToken(p, token);
-			await p.evaluate(() => localStorage.setItem("svc.lang", "de"));
+			await p.evaluate('localStorage.setItem("svc.lang", "de")');
 			await p.goto(`${server.origin}/app/transfer`);
 			await screenReady(p, "Export & Import");
 			await p.getByLabel("Art der Datei").selectOption("csv");

@@ -38,7 +38,9 @@ export async function readArchive(
 	maxFileSize: number,
 	store: boolean,
 ): Promise<ReadArchive> {
-	const zip = await readZip(blobs, upload.key, upload.size, Math.max(maxFileSize, MAX_DOCUMENT_BYTES));
+	// Each entry is a file (held to MAX_FILE_SIZE, -1 none) or the document (held to its own bound).
+	const entryCap = maxFileSize < 0 ? -1 : Math.max(maxFileSize, MAX_DOCUMENT_BYTES);
+	const zip = await readZip(blobs, upload.key, upload.size, entryCap);
 	const stored: string[] = [];
 	try {
 		const docEntry = zip.entries.get(DOCUMENT_NAME);
