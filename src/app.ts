@@ -46,6 +46,7 @@ import { linkReadsCollection } from "./features/shares/reads.ts";
 import { shareRoutes } from "./features/shares/routes.ts";
 import { shareStampFor } from "./features/shares/service.ts";
 import { stampingRoutes } from "./features/stamping/routes.ts";
+import { transferRoutes } from "./features/transfer/routes.ts";
 import { fileRoutes } from "./features/vault/files/routes.ts";
 import { recordsCollection } from "./features/vault/records/collection.ts";
 import { sectionsCollection } from "./features/vault/sections/collection.ts";
@@ -288,6 +289,7 @@ async function registerFeatures(app: App, deps: AppDeps): Promise<void> {
 	await app.register(collectionRoutes, { collections });
 	await app.register(notificationRoutes);
 	await app.register(fileRoutes);
+	await app.register(transferRoutes);
 	await app.register(requestRoutes);
 	await app.register(callbackRoutes, { timeoutMs: deps.callbackTimeoutMs });
 	await app.register(shareRoutes);

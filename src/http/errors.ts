@@ -41,6 +41,9 @@ export const errorCodes = {
 		status: 401,
 		title: "Deleting the account needs a fresh passkey confirmation of that account",
 	},
+	// Vault export and import (docs/api.md "Vault export and import").
+	import_invalid: { status: 400, title: "The import holds something the vault does not take" },
+	import_too_large: { status: 413, title: "The import is larger than the server reads" },
 	body_too_large: { status: 413, title: "The body is larger than allowed" },
 	file_too_large: { status: 413, title: "The file is larger than the server accepts" },
 	unsupported_media_type: { status: 415, title: "Unsupported content type" },

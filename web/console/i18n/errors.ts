@@ -35,6 +35,8 @@ export const errorMessages = defineMessages({
 		account_confirmation_invalid: "Confirm with a passkey of this account.",
 		body_too_large: "What you sent is larger than the server accepts.",
 		file_too_large: "The file is larger than this server accepts.",
+		import_invalid: "The file holds something the vault does not take; nothing was imported.",
+		import_too_large: "The file is larger or has more parts than an import may; nothing was imported.",
 		unsupported_media_type: "The server does not accept this kind of content.",
 		rate_limited: "Too many attempts. Wait a minute and try again.",
 		internal_error: "The server had a problem. Please try again later.",
@@ -133,6 +135,9 @@ export const errorMessages = defineMessages({
 		account_confirmation_invalid: "Bestätigen Sie mit einem Passkey dieses Kontos.",
 		body_too_large: "Die Anfrage ist größer, als der Server annimmt.",
 		file_too_large: "Die Datei ist größer, als dieser Server annimmt.",
+		import_invalid: "Die Datei enthält etwas, das der Tresor nicht annimmt; nichts wurde importiert.",
+		import_too_large:
+			"Die Datei ist größer oder hat mehr Teile, als ein Import darf; nichts wurde importiert.",
 		unsupported_media_type: "Der Server nimmt diese Art von Inhalt nicht an.",
 		rate_limited: "Zu viele Versuche. Warten Sie eine Minute und versuchen Sie es erneut.",
 		internal_error: "Der Server hatte ein Problem. Bitte versuchen Sie es später erneut.",
