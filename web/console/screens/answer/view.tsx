@@ -14,7 +14,7 @@ import { RemoteAnswer } from "./remote.tsx";
 import { Requester } from "./requester.tsx";
 import { AnswerDone } from "./result.tsx";
 import { SignedOutAnswer } from "./signed-out.tsx";
-import { type AnswerResult, type Probe, probe, records, type VaultRecord } from "./types.ts";
+import { type AnswerResult, probe, records, type VaultRecord } from "./types.ts";
 
 /** The slug in a pasted answer link (…/app/answer/<slug>), or the slug itself. */
 function slugFrom(text: string): string | null {

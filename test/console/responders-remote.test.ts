@@ -1,14 +1,11 @@
-// A responder without an account on the requester's server (issue 39.1-39.3), in Chromium:
-// - the answer link says what is asked, by whom, why an account is needed, and the ways on;
-// - "answer from your own server": the page hands over to the responder's server (a second server
-//   process on loopback, its own domain, reached through PEER_OVERRIDES and a DNS server on
-//   loopback for the `_svc` pin), which reads the request through the pin, offers the responder's
-//   `full_name` entry by its key, keeps the answer in its vault and relays it; the requester sees
-//   it and downloads the answers as CSV (English, 1280 px);
-// - "create an account here to answer" when the request allows it: a passkey sign-up (virtual
-//   authenticator) limited to answering, then the answer (German, 390 px);
-// - the requester opens an answered file through the answer's share.
-// axe-core on each new screen in English and German at 1280 and 390 px, with screenshots.
+// A responder without an account on the requester's server answers from their own server
+// (issue 39.1), in Chromium: the answer link says what is asked, by whom, why an account is needed,
+// and the ways on; "answer from your own server" hands over to the responder's server (a second
+// server process on loopback, its own domain, reached through PEER_OVERRIDES and a DNS server on
+// loopback for the `_svc` pin), which reads the request through the pin, offers the responder's
+// `full_name` entry by its key, keeps the answer in its vault and relays it; the requester sees it
+// and downloads the answers as CSV (English, 1280 px). axe-core on each new screen in English and
+// German at 1280 and 390 px, with screenshots.
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import { after, before, describe, test } from "node:test";
@@ -18,13 +15,10 @@ import { createAccount, createSession } from "../../src/features/accounts/servic
 import { type TestEnv, testEnv } from "../helpers/app.ts";
 import {
 	apiCall,
-	axeCheck,
 	DESKTOP,
 	Device,
-	describeViolations,
 	freePort,
 	launchBrowser,
-	PHONE,
 	type Server,
 	screenReady,
 	screenshot,
@@ -34,35 +28,12 @@ import { startDns, type TestDns } from "../helpers/dns.ts";
 import { buildAccount } from "../helpers/factories.ts";
 import { type ServerProcess, startServer as startProcess } from "../helpers/process.ts";
 
+import { axeAll, json } from "./responders-helpers.ts";
+
 const ITEMS = [
 	{ key: "full_name", label: "Full name", type: "text", required: true },
 	{ key: "email", label: "Email", type: "email", required: false },
 ];
-
-async function json<T>(res: Response | Promise<Response>): Promise<T> {
-	const r = await res;
-	const text = await r.text();
-	assert.ok(r.ok, `${r.status} ${r.url}: ${text}`);
-	return JSON.parse(text) as T;
-}
-
-async function axeAll(browser: Browser, url: string, name: string, token?: string) {
-	for (const lang of ["en", "de"] as const) {
-		for (const viewport of [DESKTOP, PHONE]) {
-			const violations = await axeCheck(browser, url, {
-				lang,
-				viewport,
-				...(token ? { token } : {}),
-				screenshot: `${name}-${lang}`,
-			});
-			assert.deepEqual(
-				violations,
-				[],
-				`${name} ${lang} ${viewport.width}px:\n${describeViolations(violations)}`,
-			);
-		}
-	}
-}
 
 describe("a responder without an account here", { timeout: 600_000 }, () => {
 	let browser: Browser;
@@ -223,112 +194,13 @@ describe("a responder without an account here", { timeout: 600_000 }, () => {
 		await owner.close();
 	});
 
-	test("axe: the answer page signed out, and the remote answer screen on the responder's server", async () => {
+	test("axe: the answer page signed out", async () => {
 		await axeAll(browser, `${req.api}/app/answer/${request.slug}`, "answer-signed-out-elsewhere");
+	});
+
+	test("axe: the remote answer screen on the responder's server, signed in and out", async () => {
 		const remote = `${respOrigin}/app/answer/remote?server=req.test&slug=${request.slug}`;
 		await axeAll(browser, remote, "answer-remote", respToken);
 		await axeAll(browser, remote, "answer-remote-signed-out");
-	});
-});
-
-describe("an answer-only account made to answer", { timeout: 600_000 }, () => {
-	let browser: Browser;
-	let server: Server;
-	let requesterToken: string;
-	let request: { id: string; slug: string };
-
-	before(async () => {
-		browser = await launchBrowser();
-		server = await startServer({ allowSignups: false });
-		({ token: requesterToken } = await buildAccount(server.t.app, { name: "Vermieter" }));
-		request = await json(
-			apiCall(server, requesterToken, "POST", "/api/collections/requests/records", {
-				label: "Mietbewerbung",
-				items: [
-					{ key: "full_name", label: "Vollständiger Name", type: "text", required: true },
-					{ key: "lease", label: "Mietvertrag", type: "file", required: false },
-				],
-				allowAnswerSignup: true,
-			}),
-		);
-	});
-	after(async () => {
-		await browser?.close();
-		await server?.close();
-	});
-
-	test("signs up with a passkey on the answer page and answers (de, 390 px)", async () => {
-		const device = await Device.create(browser, { locale: "de-DE", viewport: PHONE });
-		const page = await device.open(`${server.origin}/app/answer/${request.slug}`);
-		await screenReady(page, "Mietbewerbung");
-		const main = page.locator("main");
-		assert.match(String(await main.textContent()), /Warum Sie ein Konto brauchen/);
-		await screenshot(page, "answer-signup-de");
-		await page.getByLabel("Ihre E-Mail-Adresse").fill("mieterin@example.org");
-		await page.getByLabel("Ihr Name (optional)").fill("Mia");
-		await page.getByRole("button", { name: "Konto anlegen und antworten" }).click();
-		// Signed in: the same address is now the answer form.
-		await page.getByLabel("Vollständiger Name").waitFor();
-		await page.getByLabel("Vollständiger Name").fill("Mia Mieterin");
-		await page.getByRole("button", { name: "Antwort teilen" }).click();
-		await page.getByRole("heading", { level: 2, name: /Antwort ist geteilt/ }).waitFor();
-		await screenshot(page, "answer-signup-done-de");
-		assert.equal(await device.passkeyCount(), 1);
-		assert.deepEqual(device.unexpectedErrors(), []);
-
-		const got = await json<{ items: { senderName: string; values: { key: string; value: string }[] }[] }>(
-			apiCall(server, requesterToken, "GET", `/api/requests/${request.id}/links`),
-		);
-		assert.deepEqual(
-			got.items.map((i) => i.values.map((v) => [v.key, v.value])),
-			[[["full_name", "Mia Mieterin"]]],
-		);
-		const account = await server.t.app.store.db
-			.selectFrom("accounts")
-			.select(["answer_only", "signup_request"])
-			.where("email", "=", "mieterin@example.org")
-			.executeTakeFirstOrThrow();
-		assert.deepEqual(account, { answer_only: 1, signup_request: request.id });
-		// Limited to answering: the navigation holds no keys, requests, templates or identities.
-		const nav = String(await page.locator("nav").first().textContent());
-		for (const hidden of ["API-Schlüssel", "Anfragen", "Vorlagen", "Identitäten"])
-			assert.doesNotMatch(nav, new RegExp(hidden));
-		await device.close();
-	});
-
-	test("the requester opens an answered file through the answer's share", async () => {
-		const { token: tenantToken } = await buildAccount(server.t.app, { name: "Tenant" });
-		const form = new FormData();
-		form.append("key", "lease");
-		form.append("name", "Lease");
-		form.append("file", new Blob([Buffer.from("Lease of flat 3.\n")]), "lease.txt");
-		const upload = await json<{ id: string }>(
-			fetch(`${server.api}/api/collections/records/records`, {
-				method: "POST",
-				headers: { authorization: `Bearer ${tenantToken}` },
-				body: form,
-			}),
-		);
-		await json(
-			apiCall(server, tenantToken, "POST", `/api/public/requests/${request.slug}`, {
-				values: { full_name: "Tom Tenant" },
-				entries: { lease: upload.id },
-			}),
-		);
-		const owner = await Device.create(browser, { viewport: DESKTOP });
-		await owner.context.addInitScript({
-			content: `sessionStorage.setItem("svc.session", ${JSON.stringify(requesterToken)});`,
-		});
-		const page = await owner.open(`${server.origin}/app/requests/${request.id}`);
-		await screenReady(page, "Mietbewerbung");
-		const open = page.getByRole("button", { name: "Open lease.txt" });
-		await open.waitFor();
-		await screenshot(page, "request-answers-files");
-		const [download] = await Promise.all([page.waitForEvent("download"), open.click()]);
-		assert.equal(download.suggestedFilename(), "lease.txt");
-		assert.equal(fs.readFileSync(String(await download.path()), "utf8"), "Lease of flat 3.\n");
-		await owner.close();
-		await axeAll(browser, `${server.origin}/app/requests/${request.id}`, "request-answers", requesterToken);
-		await axeAll(browser, `${server.origin}/app/answer/${request.slug}`, "answer-signed-out-signup");
 	});
 });
