@@ -104,7 +104,7 @@ export const messages = defineMessages({
 		testDetail: "Server's detail:",
 		linkHeading: "Link for responders",
 		linkText:
-			"Send this link to whoever should answer. They sign in with their account on this server and choose what to share from their vault.",
+			"Send this link to whoever should answer. They answer from their vault: with an account on this server, from a server of their own, or with an account made for answering where you allow it below.",
 		linkLabel: "Answer link",
 		notOpen_closed: "This request is closed: it takes no answers until you reopen it.",
 		notOpen_expired: "This request has expired: it takes no more answers.",
@@ -265,7 +265,7 @@ export const messages = defineMessages({
 		testDetail: "Angabe des Servers:",
 		linkHeading: "Link für Antwortende",
 		linkText:
-			"Senden Sie diesen Link an die Personen, die antworten sollen. Sie melden sich mit ihrem Konto auf diesem Server an und wählen, was sie aus ihrem Tresor teilen.",
+			"Senden Sie diesen Link an die Personen, die antworten sollen. Sie antworten aus ihrem Tresor: mit einem Konto auf diesem Server, von einem eigenen Server oder mit einem Konto nur zum Antworten, wo Sie es unten erlauben.",
 		linkLabel: "Antwort-Link",
 		notOpen_closed: "Diese Anfrage ist geschlossen: Sie nimmt keine Antworten an, bis Sie sie wieder öffnen.",
 		notOpen_expired: "Diese Anfrage ist abgelaufen: Sie nimmt keine Antworten mehr an.",
