@@ -294,7 +294,7 @@ describe("requests and answering in the console", { timeout: 600_000 }, () => {
 		await pageA.getByRole("button", { name: "Create the request" }).click();
 		await screenReady(pageA, "Payroll details");
 		const asks = pageA.getByRole("table", { name: "Items the request asks for" });
-		assert.match(String(await asks.textContent()), /Bank account \(IBAN\).*bank-account-iban.*Text.*Yes/s);
+		assert.match(String(await asks.textContent()), /Bank account \(IBAN\).*bank_account_iban.*Text.*Yes/s);
 		assert.match(String(await asks.textContent()), /Start date.*start.*Date.*No/s);
 	});
 
