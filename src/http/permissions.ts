@@ -57,3 +57,27 @@ export function roleScopes(role: string | undefined): string[] | undefined {
 	if (role === undefined) return undefined;
 	return expandPermissions(rolePermissions[role as Role] ?? []);
 }
+
+/**
+ * What a session of an answer-only account holds in any workspace, whatever its role: its vault (to
+ * answer with entries and files), its shares but not new ones (`link:write` without `link:create`:
+ * the answers it gave can be paused and revoked), and its notifications.
+ */
+export const ANSWER_ONLY_SCOPES: readonly string[] = [
+	"record:*",
+	"section:*",
+	"link:read",
+	"link:write",
+	"notification:*",
+];
+
+/** The scopes of `role` an answer-only account keeps: those ANSWER_ONLY_SCOPES cover. */
+export function answerOnlyScopes(role: string | undefined): string[] {
+	const held = roleScopes(role) ?? [];
+	const out = new Set<string>();
+	for (const scope of ANSWER_ONLY_SCOPES) {
+		const [resource] = scope.split(":");
+		if (held.includes(scope) || held.includes(`${resource}:*`)) out.add(scope);
+	}
+	return [...out];
+}

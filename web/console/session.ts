@@ -27,6 +27,8 @@ export interface Me {
 	workspaces: Workspace[];
 	workspace: string;
 	scopes: string[];
+	/** An answer-only account: it answers requests and keeps its answers (no keys, workspaces, identities). */
+	answerOnly?: boolean;
 }
 
 const TOKEN_KEY = "svc.session";
@@ -155,7 +157,8 @@ export function askOpenTabs(waitMs = 150): Promise<boolean> {
 const SESSION_SCOPES = ["workspace:*", "passkey:*", "apikey:*", "identity:write"];
 
 export function hasScope(scope: string): boolean {
-	const scopes = [...(me.get()?.scopes ?? []), ...SESSION_SCOPES];
+	const own = me.get()?.answerOnly ? ["workspace:read", "passkey:*"] : SESSION_SCOPES;
+	const scopes = [...(me.get()?.scopes ?? []), ...own];
 	const [resource] = scope.split(":");
 	return scopes.includes(scope) || scopes.includes(`${resource}:*`);
 }

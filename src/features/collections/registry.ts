@@ -156,6 +156,8 @@ export function collection<Row, Create, Update, Deps extends object>(
  * and certifying or withdrawing identities are the person's own acts, never a key's.
  */
 const ACCOUNT_SCOPES = ["workspace:*", "passkey:*", "apikey:*", "identity:write", "credential:*"];
+/** An answer-only account's own acts: its passkeys and seeing its workspace; no keys, workspaces or identities. */
+const ANSWER_ONLY_ACCOUNT_SCOPES = ["workspace:read", "passkey:*"];
 
 /**
  * The access rule of `op`, applied the same way to list, view, create, update and delete:
@@ -179,7 +181,8 @@ export function authorize(module: AnyCollection, op: Operation, caller: AccountC
 			extra: { scope: rule.scope },
 		});
 	}
-	const scopes = caller.kind === "session" ? [...caller.scopes, ...ACCOUNT_SCOPES] : caller.scopes;
+	const own = caller.answerOnly ? ANSWER_ONLY_ACCOUNT_SCOPES : ACCOUNT_SCOPES;
+	const scopes = caller.kind === "session" ? [...caller.scopes, ...own] : caller.scopes;
 	requireScope({ ...caller, scopes }, rule.scope);
 }
 

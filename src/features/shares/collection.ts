@@ -292,7 +292,8 @@ export const linksCollection = defineCollection<LinkRow, LinkInput, LinkInput, L
 	access: {
 		list: rule("link:read"),
 		view: rule("link:read"),
-		create: rule("link:write"),
+		// `link:*` covers it; an answer-only account holds `link:read` and `link:write` alone.
+		create: rule("link:create"),
 		update: rule("link:write"),
 		delete: rule("link:write"),
 	},

@@ -52,6 +52,8 @@ export const errorMessages = defineMessages({
 		passkey_email_taken: "An account with this email exists. Sign in instead.",
 		passkey_last: "This is your only passkey: add another before removing it.",
 		signups_disabled: "Sign-ups are off on this server. Ask its operator for a one-time link.",
+		answer_signup_not_allowed:
+			"This request does not let you create an account here to answer. Answer from your own server, or ask the requester.",
 		connection_client_invalid: "The tool's address is not valid.",
 		connection_redirect_invalid: "The tool's return address is not on its own origin.",
 		connection_challenge_invalid: "The tool's security challenge is not valid.",
@@ -153,6 +155,8 @@ export const errorMessages = defineMessages({
 		passkey_grant_invalid: "Die Anmeldung wurde nicht rechtzeitig abgeschlossen. Bitte erneut versuchen.",
 		passkey_email_taken: "Zu dieser E-Mail-Adresse gibt es ein Konto. Melden Sie sich stattdessen an.",
 		passkey_last: "Das ist Ihr einziger Passkey: Fügen Sie zuerst einen weiteren hinzu.",
+		answer_signup_not_allowed:
+			"Diese Anfrage erlaubt nicht, hier ein Konto zum Antworten anzulegen. Antworten Sie von Ihrem eigenen Server, oder fragen Sie die anfragende Person.",
 		signups_disabled:
 			"Registrierungen sind auf diesem Server abgeschaltet. Bitten Sie den Betreiber um einen Einmal-Link.",
 		connection_client_invalid: "Die Adresse des Werkzeugs ist ungültig.",
