@@ -10,6 +10,7 @@ import { Type } from "typebox";
 import type { LinkTable } from "../../db/schema.ts";
 import type { AccountCaller } from "../../http/auth.ts";
 import { AppError } from "../../http/errors.ts";
+import { seesHidden } from "../../http/permissions.ts";
 import { hashPassword } from "../../lib/password.ts";
 import { stripDisguising } from "../../lib/sniff.ts";
 import { invalidField, iso, isoOrNull, Nullable, parseExpiry, Timestamp } from "../collections/fields.ts";
@@ -205,6 +206,26 @@ async function checkGrants(ctx: OperationContext, input: LinkInput) {
 			throw invalidField(field, `must name ${table} of this workspace`);
 		}
 	}
+	if (seesHidden(ctx.caller)) return;
+	// A hidden record is unknown to members and viewers; a section holding one is not theirs to share.
+	if (input.records && (await store.hiddenRecordIds(ctx.db, input.records)).size > 0) {
+		throw invalidField("records", "must name records of this workspace");
+	}
+	if (input.sections && (await store.sectionsHoldingHidden(ctx.db, input.sections))) {
+		throw refuseHidden("This section holds entries only owners and admins see: they share it");
+	}
+}
+
+function refuseHidden(message: string): AppError {
+	return new AppError("forbidden", message, { extra: { scope: "hidden:write" } });
+}
+
+/** A share granting a hidden entry is changed (or deleted) only by those who see hidden entries. */
+async function refuseHiddenShare(ctx: OperationContext, row: LinkRow): Promise<void> {
+	if (seesHidden(ctx.caller)) return;
+	if ((await store.linksHoldingHidden(ctx.db, [row.id])).size > 0) {
+		throw refuseHidden("This share holds entries only owners and admins see: they change it");
+	}
 }
 
 /** The column changes an input asks for, checked; `current` is the row for an update. */
@@ -298,7 +319,9 @@ export const linksCollection = defineCollection<LinkRow, LinkInput, LinkInput, L
 	},
 	idColumn: "links.id",
 	select: (db, caller) => {
-		const q = store.selectLinks(db, caller.workspaceId);
+		const base = store.selectLinks(db, caller.workspaceId);
+		// Members and viewers never meet hidden entries, in a share neither (store.withGrants).
+		const q = seesHidden(caller) ? base : base.select(sql<number>`1`.as("withhold_hidden"));
 		// A key never sees a slug: holding one reads the vault values the share grants.
 		return caller.kind === "apiKey" ? q.select(sql<string>`''`.as("slug")) : q;
 	},
@@ -347,6 +370,7 @@ export const linksCollection = defineCollection<LinkRow, LinkInput, LinkInput, L
 			return { id };
 		},
 		update: async (ctx, row, input) => {
+			await refuseHiddenShare(ctx, row);
 			await checkGrants(ctx, input);
 			const changes = await columns(ctx, input, row);
 			if (ctx.caller.kind === "apiKey") refuseKeyLoosening(row, changes);
@@ -376,6 +400,7 @@ export const linksCollection = defineCollection<LinkRow, LinkInput, LinkInput, L
 			});
 		},
 		delete: async (ctx, row) => {
+			await refuseHiddenShare(ctx, row);
 			await ctx.db.transaction().execute(async (trx) => {
 				await runLinkDeleted(ctx.grantHooks, trx, row.id, ctx.now);
 				await store.deleteLink(trx, row.id);

@@ -16,7 +16,8 @@ export function findLiveToken(db: Db, tokenHash: string, now: number) {
 				.onRef("members.account", "=", "file_tokens.account")
 				.onRef("members.workspace", "=", "file_tokens.workspace"),
 		)
-		.select(["file_tokens.account", "file_tokens.workspace", "file_tokens.via"])
+		// The member's role now, not when the token was minted: a demotion counts at once.
+		.select(["file_tokens.account", "file_tokens.workspace", "file_tokens.via", "members.role"])
 		.where("file_tokens.token_hash", "=", tokenHash)
 		.where("file_tokens.expires", ">", now)
 		.executeTakeFirst();
@@ -39,6 +40,7 @@ export function findFileRecord(db: Db, workspaceId: string, id: string) {
 			"file_type",
 			"file_size",
 			"file_sha256",
+			"hidden",
 			"updated",
 		])
 		.where("workspace", "=", workspaceId)
