@@ -11,7 +11,6 @@ import type { Role } from "../workspaces/service.ts";
 import { createInvitation, invitationUrl, revokeInvitation } from "./service.ts";
 import { type InvitationRow, selectOpenInvitations } from "./store.ts";
 
-
 export const Invitation = Type.Object(
 	{
 		id: Type.String(),
@@ -36,7 +35,7 @@ const InvitationCreate = Type.Object(
 	{
 		email: Type.String({ minLength: 1, maxLength: 320 }),
 		role: RoleSchema(
-			"Never above the inviter's own role (`member_role_above_own`). What each role sees and does: docs/api.md \"Roles\".",
+			'Never above the inviter\'s own role (`member_role_above_own`). What each role sees and does: docs/api.md, "Roles: who sees and does what".',
 		),
 	},
 	{ additionalProperties: false },

@@ -86,7 +86,6 @@ export async function liveInvitation(db: Db, token: string, now: number): Promis
 	return row;
 }
 
-
 /** The roles an inviter must still hold for an invitation of `role` to be accepted. */
 export function inviterRolesFor(role: string): string[] {
 	return ROLES.filter((r) => rolePermissions[r].includes("members:write") && workspaces.roleWithin(r, role));

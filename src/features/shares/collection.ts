@@ -18,6 +18,7 @@ import { defineCollection, type OperationContext } from "../collections/registry
 import { connectionForShare } from "../connections/service.ts";
 import { checkIdentityOwnership } from "../identity/service.ts";
 import { type GrantHooks, runLinkDeleted } from "./grant-hooks.ts";
+import { refuseHiddenGrants, refuseHiddenShare } from "./hidden.ts";
 import { refuseKeyLoosening } from "./key-changes.ts";
 import {
 	assertHandOverable,
@@ -41,14 +42,17 @@ export const Link = Type.Object(
 		workspace: Type.String(),
 		slug: Nullable(
 			Type.String(),
-			"The capability (256 bits, base64url): the share's address is `/s/{slug}` and its API `/api/public/links/{slug}`. Null for API key callers: a key never opens the vault.",
+			"The capability (256 bits, base64url): the share's address is `/s/{slug}` and its API `/api/public/links/{slug}`. Null for API key callers (a key never opens the vault), and for members and viewers when the share holds a hidden record (it would read it).",
 		),
 		label: Type.String({ description: "0 to 200 characters." }),
 		status: Type.Union(
 			STATUSES.map((s) => Type.Literal(s)),
 			{ description: "`active`, `paused`, `revoked` or `expired`; see the transition table in docs/api.md." },
 		),
-		records: Type.Array(Type.String(), { description: "Ids of the records the share names, in order." }),
+		records: Type.Array(Type.String(), {
+			description:
+				"Ids of the records the share names, in order; for members and viewers without the hidden ones.",
+		}),
 		sections: Type.Array(Type.String(), {
 			description: "Ids of the sections the share names; it grants every record they hold now.",
 		}),
@@ -206,26 +210,7 @@ async function checkGrants(ctx: OperationContext, input: LinkInput) {
 			throw invalidField(field, `must name ${table} of this workspace`);
 		}
 	}
-	if (seesHidden(ctx.caller)) return;
-	// A hidden record is unknown to members and viewers; a section holding one is not theirs to share.
-	if (input.records && (await store.hiddenRecordIds(ctx.db, input.records)).size > 0) {
-		throw invalidField("records", "must name records of this workspace");
-	}
-	if (input.sections && (await store.sectionsHoldingHidden(ctx.db, input.sections))) {
-		throw refuseHidden("This section holds entries only owners and admins see: they share it");
-	}
-}
-
-function refuseHidden(message: string): AppError {
-	return new AppError("forbidden", message, { extra: { scope: "hidden:write" } });
-}
-
-/** A share granting a hidden entry is changed (or deleted) only by those who see hidden entries. */
-async function refuseHiddenShare(ctx: OperationContext, row: LinkRow): Promise<void> {
-	if (seesHidden(ctx.caller)) return;
-	if ((await store.linksHoldingHidden(ctx.db, [row.id])).size > 0) {
-		throw refuseHidden("This share holds entries only owners and admins see: they change it");
-	}
+	await refuseHiddenGrants(ctx, input);
 }
 
 /** The column changes an input asks for, checked; `current` is the row for an update. */

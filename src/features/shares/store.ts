@@ -17,7 +17,11 @@ export function selectLinks(db: Db, workspaceId: string) {
 		.selectFrom("links")
 		.where("links.workspace", "=", workspaceId)
 		.selectAll("links")
-		.select([sql<string>`''`.as("records"), sql<string>`''`.as("sections"), sql<number>`0`.as("withhold_hidden")]);
+		.select([
+			sql<string>`''`.as("records"),
+			sql<string>`''`.as("sections"),
+			sql<number>`0`.as("withhold_hidden"),
+		]);
 }
 
 /** A record members and viewers never meet: hidden, or an alias reading a hidden record's value. */
@@ -112,7 +116,9 @@ export async function withGrants(db: Db, rows: LinkRow[]): Promise<LinkRow[]> {
 		withheld.length === 0
 			? [new Set<string>(), new Set<string>()]
 			: await Promise.all([
-					hiddenRecordIds(db, [...new Set(records.filter((x) => withheld.includes(x.link)).map((x) => x.id))]),
+					hiddenRecordIds(db, [
+						...new Set(records.filter((x) => withheld.includes(x.link)).map((x) => x.id)),
+					]),
 					linksHoldingHidden(db, withheld),
 				]);
 	return rows.map((row) => {

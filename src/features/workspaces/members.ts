@@ -9,7 +9,6 @@ import { defineCollection } from "../collections/registry.ts";
 import * as membership from "./membership.ts";
 import { type MemberRow, selectMembers } from "./store.ts";
 
-
 export const Member = Type.Object(
 	{
 		id: Type.String(),

@@ -21,7 +21,6 @@ import * as store from "./store.ts";
 
 type Db = Kysely<Database> | Transaction<Database>;
 
-
 export type { Role };
 
 const RANK: Record<string, number> = { viewer: 1, member: 2, admin: 3, owner: 4 };

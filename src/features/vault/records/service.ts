@@ -184,7 +184,8 @@ async function checkRelations(
 	}
 	if (rel.alias !== null) {
 		const target = await store.findRecord(db, caller.workspaceId, rel.alias);
-		if (!target || (target.hidden === 1 && !seesHidden(caller))) throw invalidField("alias", "is not a record of this workspace");
+		if (!target || (target.hidden === 1 && !seesHidden(caller)))
+			throw invalidField("alias", "is not a record of this workspace");
 		if (target.kind !== "value") throw invalidField("alias", "must point at a value record");
 		if (target.alias !== null)
 			throw invalidField("alias", "must point at a record that is not itself an alias");

@@ -116,9 +116,13 @@ export const sectionsCollection = defineCollection<SectionTable, Create, Update>
 		async delete({ db, caller }, row) {
 			// Deleting moves the section's records out of it: hidden ones are not a member's to move.
 			if (!seesHidden(caller) && (await store.holdsHidden(db, row.id))) {
-				throw new AppError("forbidden", "This section holds entries only owners and admins see: they delete it", {
-					extra: { scope: "hidden:write" },
-				});
+				throw new AppError(
+					"forbidden",
+					"This section holds entries only owners and admins see: they delete it",
+					{
+						extra: { scope: "hidden:write" },
+					},
+				);
 			}
 			await store.deleteSection(db, row.id);
 		},
