@@ -3,6 +3,7 @@
 // are replaced in the file dialog; here only its details change.
 import { useId, useState } from "preact/hooks";
 import { useT } from "../../i18n/index.ts";
+import { hasScope } from "../../session.ts";
 import { Button, Checkbox, Dialog, ErrorAlert, Fieldset, SelectField, TextField } from "../../ui/index.ts";
 import { uiMessages } from "../../ui/messages.ts";
 import { messages } from "./messages.ts";
@@ -168,7 +169,10 @@ export function EntryDialog({
 						...sectionList.map((s) => ({ value: s.id, label: s.name })),
 					]}
 				/>
-				<Checkbox label={t("hidden")} hint={t("hiddenHint")} checked={hidden} onChange={setHidden} />
+				{/* Hiding is for owners and admins: for others a hidden entry does not exist. */}
+				{hasScope("hidden:write") ? (
+					<Checkbox label={t("hidden")} hint={t("hiddenHint")} checked={hidden} onChange={setHidden} />
+				) : null}
 			</form>
 			<ErrorAlert error={error} />
 		</Dialog>
