@@ -12,6 +12,13 @@ import { KEY_PATTERN, records, refusedField, type Section, type VaultRecord } fr
 
 type Errors = Partial<Record<"key" | "name" | "value" | "alias" | "section", string>>;
 
+/** Hiding is for owners and admins: for others a hidden entry does not exist, so no box. */
+function HiddenBox({ checked, onChange }: { checked: boolean; onChange: (hidden: boolean) => void }) {
+	const t = useT(messages);
+	if (!hasScope("hidden:write")) return null;
+	return <Checkbox label={t("hidden")} hint={t("hiddenHint")} checked={checked} onChange={onChange} />;
+}
+
 export function EntryDialog({
 	entry,
 	all,
@@ -169,10 +176,7 @@ export function EntryDialog({
 						...sectionList.map((s) => ({ value: s.id, label: s.name })),
 					]}
 				/>
-				{/* Hiding is for owners and admins: for others a hidden entry does not exist. */}
-				{hasScope("hidden:write") ? (
-					<Checkbox label={t("hidden")} hint={t("hiddenHint")} checked={hidden} onChange={setHidden} />
-				) : null}
+				<HiddenBox checked={hidden} onChange={setHidden} />
 			</form>
 			<ErrorAlert error={error} />
 		</Dialog>
