@@ -178,6 +178,45 @@ describe("roles in the console", { timeout: 900_000 }, () => {
 		});
 	}
 
+	test("the vault's entry dialog offers Hidden to an admin, not to a member; a viewer gets no New entry", async () => {
+		const members = (await (await inWs(owner, "GET", "/api/collections/members/records")).json()) as {
+			items: { id: string; email: string }[];
+		};
+		const adaId = members.items.find((m) => m.email === "ada@example.org")?.id;
+		const setAda = async (role: string) => {
+			const res = await inWs(owner, "PATCH", `/api/collections/members/records/${adaId}`, { role });
+			assert.equal(res.status, 200, await res.text());
+		};
+		const device = await Device.create(browser);
+		try {
+			const page = await device.open(`${server.origin}/app/signin`);
+			await setSessionToken(page, admin);
+			await page.evaluate(`sessionStorage.setItem("svc.workspace", ${JSON.stringify(ws)})`);
+			const newEntry = async () => {
+				await page.goto(`${server.origin}/app/vault`);
+				await screenReady(page, "Vault");
+				return page.getByRole("button", { name: "New entry" });
+			};
+			await (await newEntry()).click();
+			await page.getByRole("dialog").getByLabel("Name").first().waitFor();
+			assert.equal(await page.getByRole("dialog").getByRole("checkbox", { name: "Hidden" }).count(), 1);
+
+			await setAda("member");
+			await (await newEntry()).click();
+			await page.getByRole("dialog").getByLabel("Name").first().waitFor();
+			assert.equal(await page.getByRole("dialog").getByRole("checkbox", { name: "Hidden" }).count(), 0);
+
+			await setAda("viewer");
+			const button = await newEntry();
+			await page.getByRole("heading", { name: "Vault" }).waitFor();
+			assert.equal(await button.count(), 0);
+			assert.deepEqual(device.unexpectedErrors(), []);
+		} finally {
+			await setAda("admin");
+			await device.close();
+		}
+	});
+
 	test("the invitation carries the role chosen; an admin is offered no owner", async () => {
 		const device = await Device.create(browser);
 		try {
