@@ -16,7 +16,7 @@ export interface Workspace {
 	id: string;
 	name: string;
 	personal: boolean;
-	role: "owner" | "admin" | "member";
+	role: "owner" | "admin" | "member" | "viewer";
 	created: string;
 	updated: string;
 }
@@ -153,8 +153,11 @@ export function askOpenTabs(waitMs = 150): Promise<boolean> {
 	});
 }
 
-/** What every session holds for its own account besides its role's scopes (docs/api.md, Collections API). */
-const SESSION_SCOPES = ["workspace:*", "passkey:*", "apikey:*", "identity:write"];
+/**
+ * What every session holds for its own account besides its role's scopes (docs/api.md, Collections
+ * API); `identity:write` comes with the role (every role but a viewer's).
+ */
+const SESSION_SCOPES = ["workspace:*", "passkey:*", "apikey:*", "credential:*"];
 
 export function hasScope(scope: string): boolean {
 	const own = me.get()?.answerOnly ? ["workspace:read", "passkey:*"] : SESSION_SCOPES;

@@ -20,7 +20,7 @@ import type { Kysely, Transaction } from "kysely";
 import type { Database } from "../../db/schema.ts";
 import type { AccountCaller } from "../../http/auth.ts";
 import { AppError } from "../../http/errors.ts";
-import { rolePermissions } from "../../http/permissions.ts";
+import { ROLES, rolePermissions } from "../../http/permissions.ts";
 import { newId, randomToken, sha256Hex } from "../../lib/crypto.ts";
 import { isValidEmail, normalizeEmail } from "../accounts/service.ts";
 import { invalidField } from "../collections/fields.ts";
@@ -86,8 +86,6 @@ export async function liveInvitation(db: Db, token: string, now: number): Promis
 	await checkInviter(db, row);
 	return row;
 }
-
-const ROLES = ["owner", "admin", "member"] as const;
 
 /** The roles an inviter must still hold for an invitation of `role` to be accepted. */
 export function inviterRolesFor(role: string): string[] {

@@ -3,6 +3,7 @@
 // are replaced in the file dialog; here only its details change.
 import { useId, useState } from "preact/hooks";
 import { useT } from "../../i18n/index.ts";
+import { hasScope } from "../../session.ts";
 import { Button, Checkbox, Dialog, ErrorAlert, Fieldset, SelectField, TextField } from "../../ui/index.ts";
 import { uiMessages } from "../../ui/messages.ts";
 import { messages } from "./messages.ts";
@@ -10,6 +11,13 @@ import { TextAreaField } from "./textarea-field.tsx";
 import { KEY_PATTERN, records, refusedField, type Section, type VaultRecord } from "./types.ts";
 
 type Errors = Partial<Record<"key" | "name" | "value" | "alias" | "section", string>>;
+
+/** Hiding is for owners and admins: for others a hidden entry does not exist, so no box. */
+function HiddenBox({ checked, onChange }: { checked: boolean; onChange: (hidden: boolean) => void }) {
+	const t = useT(messages);
+	if (!hasScope("hidden:write")) return null;
+	return <Checkbox label={t("hidden")} hint={t("hiddenHint")} checked={checked} onChange={onChange} />;
+}
 
 export function EntryDialog({
 	entry,
@@ -168,7 +176,7 @@ export function EntryDialog({
 						...sectionList.map((s) => ({ value: s.id, label: s.name })),
 					]}
 				/>
-				<Checkbox label={t("hidden")} hint={t("hiddenHint")} checked={hidden} onChange={setHidden} />
+				<HiddenBox checked={hidden} onChange={setHidden} />
 			</form>
 			<ErrorAlert error={error} />
 		</Dialog>

@@ -83,7 +83,7 @@ export const messages = defineMessages({
 		noSection: "No section",
 		hidden: "Hidden",
 		hiddenHint:
-			"Masked in this list until you show it. A share holding a hidden entry is never handed to an app or tool.",
+			"Only owners and admins see it; it is masked in this list until you show it. A share holding a hidden entry is never handed to an app or tool.",
 		save: "Save",
 		addEntry: "Add the entry",
 		entryAdded: "Entry added",
@@ -201,7 +201,7 @@ export const messages = defineMessages({
 		noSection: "Kein Abschnitt",
 		hidden: "Verborgen",
 		hiddenHint:
-			"In dieser Liste verdeckt, bis Sie ihn zeigen. Eine Freigabe mit einem verborgenen Eintrag wird nie an eine App oder ein Werkzeug übergeben.",
+			"Nur Eigentümer und Admins sehen ihn; in dieser Liste ist er verdeckt, bis Sie ihn zeigen. Eine Freigabe mit einem verborgenen Eintrag wird nie an eine App oder ein Werkzeug übergeben.",
 		save: "Speichern",
 		addEntry: "Eintrag hinzufügen",
 		entryAdded: "Eintrag hinzugefügt",
