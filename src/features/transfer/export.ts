@@ -8,6 +8,7 @@ import type { Kysely } from "kysely";
 import type yazl from "yazl";
 import type { Database } from "../../db/schema.ts";
 import type { AccountCaller } from "../../http/auth.ts";
+import { seesHidden } from "../../http/permissions.ts";
 import { lazy } from "../../lib/lazy.ts";
 import { contentDisposition } from "../../lib/sniff.ts";
 import { readContents } from "../vault/service.ts";
@@ -23,6 +24,13 @@ export async function exportDocument(
 	now: number,
 ): Promise<{ doc: ExportDocument; files: { path: string; key: string; size: number }[] }> {
 	const contents = await readContents(db, caller.workspaceId);
+	// Hidden entries, and aliases of them, do not exist for a member or viewer (docs/api.md "Roles").
+	if (!seesHidden(caller)) {
+		const hidden = new Set(contents.records.filter((r) => r.hidden === 1).map((r) => r.id));
+		contents.records = contents.records.filter(
+			(r) => !hidden.has(r.id) && (r.alias === null || !hidden.has(r.alias)),
+		);
+	}
 	const sectionKey = new Map(contents.sections.map((s) => [s.id, s.key]));
 	const files: { path: string; key: string; size: number }[] = [];
 	const doc: ExportDocument = {

@@ -83,6 +83,8 @@ export async function runImport(
 			...(read.refusals.length > 0 ? [] : checkContents(read.contents, new Set(existing.keys()))),
 		];
 		if (read.contents.templates.length > 0) requireScope(caller, "template:write");
+		// Only owners and admins mark entries hidden, by import as by hand.
+		if (read.contents.entries.some((e) => e.hidden)) requireScope(caller, "hidden:write");
 		const report = reportOf(format, preview, read.contents, existing, refusals, read.skipped);
 		if (preview) return report;
 		if (refusals.length > 0) {
