@@ -24,7 +24,10 @@ export interface FormatsContext extends SharesContext {
 	etagKey: Buffer;
 }
 
-/** The share as it stands, read without a view and without its gates: for an ETag, never for an answer. */
+/**
+ * The share as it stands, read without a view and without its gates: for an ETag, and for the
+ * owner's preview once the shares feature admitted it (`ownerPreview`); never for a reader's answer.
+ */
 export async function current(ctx: FormatsContext, link: PublicLinkRow, now: number): Promise<ShareModel> {
 	const [granted, types] = await Promise.all([readGrants(ctx, link), templateTypes(ctx.db, link, now)]);
 	const shared = {

@@ -1,7 +1,7 @@
 // The gate-by-reader matrix for the readers of one server (expected.ts): the probe, the resolve,
-// the share page, CSV, vCard, iCalendar, the addressbook, the one-time file and archive tokens and
-// the bulk grant read. One app; per gate one share in that gate's state, with an email, a date and
-// a PDF, its file tokens minted by a resolve before the gate applied, and a grant token as another
+// the share page, CSV, vCard, iCalendar, the addressbook, the one-time file and archive tokens,
+// the bulk grant read and the owner's preview of the page. One app; per gate one share in that
+// gate's state, with an email, a date and a PDF, its file tokens minted by a resolve before the gate applied, and a grant token as another
 // server would hold it. Then each cell reads its gate's share as the reader's client does.
 
 import assert from "node:assert/strict";
@@ -38,6 +38,7 @@ import {
 	grantAnswer,
 	MOVE_IN,
 	pageAnswer,
+	previewAnswer,
 	probeAnswer,
 	refusal,
 	resolveAnswer,
@@ -57,6 +58,8 @@ interface Fixture {
 	grant: { id: string; token: string };
 	/** The calendar's ETag from its subscription's first read, before the gate applied. */
 	calendarTag: string | undefined;
+	/** The share's owner, for the owner's preview. */
+	owner: TestAccount;
 }
 
 const clock = new ManualClock(T0);
@@ -208,6 +211,7 @@ async function makeFixture(gate: ShareGate, m: Making): Promise<Fixture> {
 		archiveToken: body.archiveToken,
 		grant: { id: link.id, token },
 		calendarTag,
+		owner: who,
 	};
 }
 
@@ -286,6 +290,25 @@ const OBSERVE: Partial<Record<ShareReader, (f: Fixture) => Promise<string>>> = {
 		});
 		if (res.statusCode !== 200) return refusal(res);
 		return grantAnswer(res.json().items[0]);
+	},
+	// As the console asks for it, signed in as the owner; the view count must not move.
+	ownerPreview: async (f) => {
+		const views = async () =>
+			(
+				await t.app.store.db
+					.selectFrom("links")
+					.select("view_count")
+					.where("id", "=", f.grant.id)
+					.executeTakeFirstOrThrow()
+			).view_count;
+		const before = await views();
+		const res = await t.app.inject({
+			method: "GET",
+			url: `/api/links/${f.grant.id}/preview?lang=en`,
+			headers: f.owner.headers,
+		});
+		const answer = previewAnswer(res);
+		return (await views()) === before ? answer : `${answer}, and a view taken`;
 	},
 };
 

@@ -1,4 +1,5 @@
-// Create or edit an entry: key, name, section, hidden, and for a value entry either its own text
+// Create or edit an entry: its name first, then the key apps ask for (made from the name until the
+// person changes it), section, hidden, and for a value entry either its own text
 // or an alias of another value entry (one level deep: docs/api.md "Records"). A file entry's bytes
 // are replaced in the file dialog; here only its details change.
 import { useId, useState } from "preact/hooks";
@@ -7,7 +8,7 @@ import { Button, Checkbox, Dialog, ErrorAlert, Fieldset, SelectField, TextField 
 import { uiMessages } from "../../ui/messages.ts";
 import { messages } from "./messages.ts";
 import { TextAreaField } from "./textarea-field.tsx";
-import { KEY_PATTERN, records, refusedField, type Section, type VaultRecord } from "./types.ts";
+import { KEY_PATTERN, keyFrom, records, refusedField, type Section, type VaultRecord } from "./types.ts";
 
 type Errors = Partial<Record<"key" | "name" | "value" | "alias" | "section", string>>;
 
@@ -32,6 +33,8 @@ export function EntryDialog({
 	const targets = all.filter((r) => r.type === "value" && r.alias === null && r.id !== entry?.id);
 	const [key, setKey] = useState(entry?.key ?? "");
 	const [name, setName] = useState(entry?.name ?? "");
+	// A new entry's key follows its name until the person types a key of their own.
+	const [keyTouched, setKeyTouched] = useState(entry !== null);
 	const [kind, setKind] = useState<"text" | "alias">(entry?.alias ? "alias" : "text");
 	const [value, setValue] = useState(entry?.value ?? "");
 	const [target, setTarget] = useState(entry?.alias ?? "");
@@ -96,24 +99,30 @@ export function EntryDialog({
 		>
 			<form id="vault-entry-form" onSubmit={(e) => void submit(e)} noValidate>
 				<TextField
-					label={t("key")}
-					hint={t("keyHint")}
-					required
-					maxLength={64}
-					value={key}
-					onInput={(v) => setKey(v.trim())}
-					error={errors.key ?? null}
-					autocomplete="off"
-					spellcheck={false}
-				/>
-				<TextField
 					label={t("name")}
 					hint={t("nameHint")}
 					maxLength={200}
 					value={name}
-					onInput={setName}
+					onInput={(v) => {
+						setName(v);
+						if (!keyTouched) setKey(keyFrom(v));
+					}}
 					error={errors.name ?? null}
 					autocomplete="off"
+				/>
+				<TextField
+					label={t("key")}
+					hint={t(entry ? "keyHint" : "keyFromNameHint")}
+					required
+					maxLength={64}
+					value={key}
+					onInput={(v) => {
+						setKeyTouched(true);
+						setKey(v.trim());
+					}}
+					error={errors.key ?? null}
+					autocomplete="off"
+					spellcheck={false}
 				/>
 				{isFile ? null : (
 					<Fieldset legend={t("kind")}>
