@@ -1,8 +1,9 @@
 // The gate-by-reader matrix for the readers of one server (expected.ts): the probe, the resolve,
 // the share page, CSV, vCard, iCalendar, the addressbook, the one-time file and archive tokens,
 // the bulk grant read and the owner's preview of the page. One app; per gate one share in that
-// gate's state, with an email, a date and a PDF, its file tokens minted by a resolve before the gate applied, and a grant token as another
-// server would hold it. Then each cell reads its gate's share as the reader's client does.
+// gate's state, with an email, a date and a PDF, its file tokens minted by a resolve before the
+// gate applied, and a grant token as another server would hold it. Then each cell reads its gate's
+// share as the reader's client does.
 
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";

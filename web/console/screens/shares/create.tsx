@@ -41,6 +41,7 @@ import {
 	stampOk,
 	watermarkOf,
 } from "./form.ts";
+import { changeMessages } from "./change-messages.ts";
 import { messages } from "./messages.ts";
 import { refusedField, type Share, shares } from "./types.ts";
 
@@ -54,8 +55,9 @@ export function CopyShare({ id }: { id: string }) {
 
 export function CreateShare({ from }: { from?: Share } = {}) {
 	const t = useT(messages);
+	const c = useT(changeMessages);
 	const vault = useLoad(loadVault);
-	const [label, setLabel] = useState(from ? t("copyOf", { label: from.label || t("untitled") }) : "");
+	const [label, setLabel] = useState(from ? c("copyOf", { label: from.label || t("untitled") }).slice(0, 200) : "");
 	const [picked, setPicked] = useState<Picked>({
 		records: from?.records ?? [],
 		sections: from?.sections ?? [],
@@ -127,13 +129,13 @@ export function CreateShare({ from }: { from?: Share } = {}) {
 	}
 
 	return (
-		<Page title={from ? t("copyTitle", { label: from.label || t("untitled") }) : t("createTitle")}>
+		<Page title={from ? c("copyTitle", { label: from.label || t("untitled") }) : t("createTitle")}>
 			<p>
 				<Link href="/shares">{t("backToList")}</Link>
 			</p>
 			{from ? (
 				<Notice>
-					<p>{t(from.requiresPassword ? "copyIntroPassword" : "copyIntro")}</p>
+					<p>{c(from.requiresPassword ? "copyIntroPassword" : "copyIntro")}</p>
 				</Notice>
 			) : null}
 			<LoadState state={vault}>
