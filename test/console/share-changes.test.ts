@@ -317,7 +317,9 @@ describe("changing shares in the console", { timeout: 600_000 }, () => {
 		});
 		assert.equal(created.status, 200);
 		const key = String(created.headers.get("x-plain-token"));
-		const byKey = await fetch(`${server.api}/api/links/${made.id}/preview`, { headers: { "x-api-key": key } });
+		const byKey = await fetch(`${server.api}/api/links/${made.id}/preview`, {
+			headers: { "x-api-key": key },
+		});
 		assert.equal(byKey.status, 403);
 		assert.equal(((await byKey.json()) as { code: string }).code, "api_key_scope_missing");
 		const other = await ticketAccount(server, "eve@example.org");
