@@ -57,9 +57,9 @@ export const messages = defineMessages({
 	},
 	de: {
 		nav: "Bestätigungen",
-		offTitle: "Das Ausstellen von Bescheinigungen ist auf diesem Server abgeschaltet.",
+		offTitle: "Das Ausstellen von Bestätigungen ist auf diesem Server abgeschaltet.",
 		offText:
-			"Der Betreiber schaltet es mit ALLOW_ATTESTATIONS=true ein. Früher ausgestellte Bescheinigungen bleiben hier aufgeführt und lassen sich weiterhin widerrufen.",
+			"Der Betreiber schaltet es mit ALLOW_ATTESTATIONS=true ein. Früher ausgestellte Bestätigungen bleiben hier aufgeführt und lassen sich weiterhin widerrufen.",
 		intro:
 			"Eine Bestätigung sagt etwas über die Identität einer Person aus, unterschrieben von diesem Server. Die Person nimmt das Angebot in der App an und verwahrt den Nachweis; Sie können ihn jederzeit widerrufen.",
 		caption: "Bestätigungen dieses Arbeitsbereichs",

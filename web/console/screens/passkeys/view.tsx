@@ -165,6 +165,7 @@ export default function PasskeysScreen() {
 								label: t("actions"),
 								kind: "actions",
 								// The last passkey stays (409 passkey_last): its button is off, the reason beside it.
+								// aria-disabled, not disabled: it keeps the focus, so the keyboard reaches the reason.
 								cell: (p) =>
 									list.length > 1 ? (
 										<Button
@@ -175,19 +176,19 @@ export default function PasskeysScreen() {
 											{t("remove")}
 										</Button>
 									) : (
-										<div class="row-actions">
+										<>
 											<Button
 												class="btn-small"
 												aria-label={t("removeNamed", { name: p.name })}
 												aria-describedby={`last-passkey-${p.id}`}
-												disabled
+												aria-disabled="true"
 											>
 												{t("remove")}
 											</Button>
-											<span class="meta" id={`last-passkey-${p.id}`}>
+											<p class="meta passkey-last" id={`last-passkey-${p.id}`}>
 												{t("lastOne")}
-											</span>
-										</div>
+											</p>
+										</>
 									),
 							},
 						]}

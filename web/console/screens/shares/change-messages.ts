@@ -84,7 +84,8 @@ export const changeMessages = defineMessages({
 		previewTitle: "Was Besucher sehen: {label}",
 		previewIntro:
 			"So sieht eine besuchende Person die Freigabeseite, nachdem sie die Schranken passiert hat. Das Ansehen hier zählt keinen Aufruf und steht nicht im Leseprotokoll. Dateien stehen ohne ihre Download-Knöpfe da.",
-		previewGates: "Besucher geben zuerst das Passwort ein oder weisen ihre Identität nach, wie Sie es eingestellt haben.",
+		previewGates:
+			"Besucher geben zuerst das Passwort ein oder weisen ihre Identität nach, wie Sie es eingestellt haben.",
 		previewFrame: "Die Freigabeseite von „{label}“",
 		backToShare: "Zurück zur Freigabe",
 	},

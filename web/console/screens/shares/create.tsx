@@ -57,7 +57,9 @@ export function CreateShare({ from }: { from?: Share } = {}) {
 	const t = useT(messages);
 	const c = useT(changeMessages);
 	const vault = useLoad(loadVault);
-	const [label, setLabel] = useState(from ? c("copyOf", { label: from.label || t("untitled") }).slice(0, 200) : "");
+	const [label, setLabel] = useState(
+		from ? c("copyOf", { label: from.label || t("untitled") }).slice(0, 200) : "",
+	);
 	const [picked, setPicked] = useState<Picked>({
 		records: from?.records ?? [],
 		sections: from?.sections ?? [],

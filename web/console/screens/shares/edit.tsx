@@ -43,7 +43,9 @@ async function load(id: string): Promise<{ share: Share; vault: Vault }> {
 
 export function EditShare({ id }: { id: string }) {
 	const state = useLoad(() => load(id), [id]);
-	return <LoadState state={state}>{({ share, vault }) => <EditForm share={share} vault={vault} />}</LoadState>;
+	return (
+		<LoadState state={state}>{({ share, vault }) => <EditForm share={share} vault={vault} />}</LoadState>
+	);
 }
 
 /** The members of the PATCH: only those that differ from the share as it was read. */

@@ -60,7 +60,12 @@ function Loaded({ share, html }: { share: Share; html: string }) {
 				<p>{c("previewIntro")}</p>
 				{share.requiresPassword || share.requireHandshake ? <p>{c("previewGates")}</p> : null}
 			</Notice>
-			<iframe class="share-visitor-frame" title={c("previewFrame", { label })} sandbox="allow-same-origin" srcdoc={html} />
+			<iframe
+				class="share-visitor-frame"
+				title={c("previewFrame", { label })}
+				sandbox="allow-same-origin"
+				srcdoc={html}
+			/>
 		</Page>
 	);
 }
