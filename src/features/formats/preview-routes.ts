@@ -9,7 +9,7 @@ import { Type } from "typebox";
 import { requireAccount } from "../../http/auth.ts";
 import { errors } from "../../http/schemas.ts";
 import { ownerPreview } from "../shares/service.ts";
-import { sharePage, refusalPage } from "./html.ts";
+import { refusalPage, sharePage } from "./html.ts";
 import { negotiateLanguage } from "./negotiate.ts";
 import { SHARE_PAGE_CSP, stylesheet } from "./page-routes.ts";
 import { current, type FormatsContext } from "./read.ts";

@@ -7,7 +7,6 @@ import { useRef, useState } from "preact/hooks";
 import { ApiError } from "../../api.ts";
 import { useT } from "../../i18n/index.ts";
 import { Link, navigate } from "../../router.ts";
-import { hasScope } from "../../session.ts";
 import {
 	announce,
 	Button,
@@ -20,6 +19,7 @@ import {
 	TextField,
 	useLoad,
 } from "../../ui/index.ts";
+import { changeMessages } from "./change-messages.ts";
 import {
 	GateFields,
 	type Gates,
@@ -41,7 +41,6 @@ import {
 	stampOk,
 	watermarkOf,
 } from "./form.ts";
-import { changeMessages } from "./change-messages.ts";
 import { messages } from "./messages.ts";
 import { refusedField, type Share, shares } from "./types.ts";
 

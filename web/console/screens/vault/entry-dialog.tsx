@@ -98,31 +98,19 @@ export function EntryDialog({
 			}
 		>
 			<form id="vault-entry-form" onSubmit={(e) => void submit(e)} noValidate>
-				<TextField
-					label={t("name")}
-					hint={t("nameHint")}
-					maxLength={200}
-					value={name}
-					onInput={(v) => {
+				<NameAndKey
+					name={name}
+					keyValue={key}
+					isNew={entry === null}
+					errors={errors}
+					onName={(v) => {
 						setName(v);
 						if (!keyTouched) setKey(keyFrom(v));
 					}}
-					error={errors.name ?? null}
-					autocomplete="off"
-				/>
-				<TextField
-					label={t("key")}
-					hint={t(entry ? "keyHint" : "keyFromNameHint")}
-					required
-					maxLength={64}
-					value={key}
-					onInput={(v) => {
+					onKey={(v) => {
 						setKeyTouched(true);
 						setKey(v.trim());
 					}}
-					error={errors.key ?? null}
-					autocomplete="off"
-					spellcheck={false}
 				/>
 				{isFile ? null : (
 					<Fieldset legend={t("kind")}>
@@ -181,6 +169,49 @@ export function EntryDialog({
 			</form>
 			<ErrorAlert error={error} />
 		</Dialog>
+	);
+}
+
+/** The name first, then the key apps ask for (made from the name until the person types one). */
+function NameAndKey({
+	name,
+	keyValue,
+	isNew,
+	errors,
+	onName,
+	onKey,
+}: {
+	name: string;
+	keyValue: string;
+	isNew: boolean;
+	errors: Errors;
+	onName: (value: string) => void;
+	onKey: (value: string) => void;
+}) {
+	const t = useT(messages);
+	return (
+		<>
+			<TextField
+				label={t("name")}
+				hint={t("nameHint")}
+				maxLength={200}
+				value={name}
+				onInput={onName}
+				error={errors.name ?? null}
+				autocomplete="off"
+			/>
+			<TextField
+				label={t("key")}
+				hint={t(isNew ? "keyFromNameHint" : "keyHint")}
+				required
+				maxLength={64}
+				value={keyValue}
+				onInput={onKey}
+				error={errors.key ?? null}
+				autocomplete="off"
+				spellcheck={false}
+			/>
+		</>
 	);
 }
 
