@@ -120,7 +120,7 @@ describe("changing shares in the console", { timeout: 600_000 }, () => {
 		await submit.scrollIntoViewIfNeeded();
 		assert.ok((await page.evaluate<number>("window.scrollY")) > 300, "the form is scrolled to its button");
 		await submit.click();
-		await screenReady(page, "Landlord");
+		await screenReady(page, /^Landlord$/);
 		const heading = page.getByRole("heading", { level: 1, name: "Landlord" });
 		const box = await heading.boundingBox();
 		assert.ok(
@@ -146,7 +146,7 @@ describe("changing shares in the console", { timeout: 600_000 }, () => {
 		for (let i = 0; i < 2; i++)
 			assert.equal((await resolve(made.slug, { password: "first pass" })).status, 200);
 		await page.goto(`${server.origin}/app/shares/${made.id}`);
-		await screenReady(page, "Landlord");
+		await screenReady(page, /^Landlord$/);
 		await page.locator("main .page-actions").getByRole("link", { name: "Edit" }).click();
 		await screenReady(page, "Edit “Landlord”");
 		const main = page.locator("main");
@@ -174,7 +174,7 @@ describe("changing shares in the console", { timeout: 600_000 }, () => {
 		await page.getByLabel("Stamp files with a line of text").check();
 		await page.getByLabel(/^Stamp text/).fill("For the landlord only");
 		await page.getByRole("button", { name: "Save changes" }).click();
-		await screenReady(page, "Landlord, flat 3B");
+		await screenReady(page, /^Landlord, flat 3B$/);
 
 		const saved = await view(made.id);
 		assert.equal(saved.label, "Landlord, flat 3B");
@@ -194,7 +194,7 @@ describe("changing shares in the console", { timeout: 600_000 }, () => {
 		await screenReady(page, "Edit “Landlord, flat 3B”");
 		await page.getByLabel("Require a proven identity").uncheck();
 		await page.getByRole("button", { name: "Save changes" }).click();
-		await screenReady(page, "Landlord, flat 3B");
+		await screenReady(page, /^Landlord, flat 3B$/);
 		assert.equal((await resolve(made.slug, { password: "first pass" })).status, 401);
 		assert.equal((await resolve(made.slug, { password: "second pass" })).status, 200);
 
@@ -204,14 +204,14 @@ describe("changing shares in the console", { timeout: 600_000 }, () => {
 		await page.getByLabel("Remove the password").check();
 		assert.equal(await page.getByLabel("New password (optional)").count(), 0);
 		await page.getByRole("button", { name: "Save changes" }).click();
-		await screenReady(page, "Landlord, flat 3B");
+		await screenReady(page, /^Landlord, flat 3B$/);
 		assert.equal((await view(made.id)).requiresPassword, false);
 		assert.equal((await resolve(made.slug)).status, 200);
 	});
 
 	test("pause and resume from the page; a cap lowered to the views taken asks first, then the share expires", async () => {
 		await page.goto(`${server.origin}/app/shares/${made.id}`);
-		await screenReady(page, "Landlord, flat 3B");
+		await screenReady(page, /^Landlord, flat 3B$/);
 		await page.getByRole("button", { name: "Pause" }).click();
 		await page.getByRole("button", { name: "Resume" }).waitFor();
 		assert.equal((await view(made.id)).status, "paused");
@@ -234,7 +234,7 @@ describe("changing shares in the console", { timeout: 600_000 }, () => {
 		assert.equal((await view(made.id)).status, "active");
 		await page.getByRole("button", { name: "Save changes" }).click();
 		await ask.getByRole("button", { name: "Lower the cap and end it" }).click();
-		await screenReady(page, "Landlord, flat 3B");
+		await screenReady(page, /^Landlord, flat 3B$/);
 		const ended = await view(made.id);
 		assert.equal(ended.status, "expired");
 		assert.equal(ended.maxViews, taken - 1);
@@ -251,7 +251,7 @@ describe("changing shares in the console", { timeout: 600_000 }, () => {
 		assert.equal(await page.getByLabel(/^Stamp text/).inputValue(), "For the landlord only");
 		await page.getByLabel("View cap (optional)").fill("3");
 		await page.getByRole("button", { name: "Create the share" }).click();
-		await screenReady(page, "Landlord, flat 3B (copy)");
+		await screenReady(page, /^Landlord, flat 3B \(copy\)$/);
 		const copies = await json<{ items: Share[] }>(
 			apiCall(
 				server,
