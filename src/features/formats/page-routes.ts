@@ -38,7 +38,7 @@ import { type FormatsContext, parseIfNoneMatch, readByToken, readShare } from ".
 import { cacheControl, EXTENSIONS, etagOf, mediaType, renderData } from "./represent.ts";
 
 /** No script at all; this origin's stylesheet; an empty icon (so no favicon request); the form posts here. */
-const SHARE_PAGE_CSP =
+export const SHARE_PAGE_CSP =
 	"default-src 'none'; style-src 'self'; img-src data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
 const ROBOTS = "noindex, nofollow";
 const FORM_BODY_LIMIT = 4096;
@@ -85,7 +85,7 @@ const Representations = {
 };
 
 /** The stylesheet, with its content hash in the address so it can be cached for good. */
-function stylesheet(): { url: string; body: Buffer } {
+export function stylesheet(): { url: string; body: Buffer } {
 	let dir = import.meta.dirname;
 	for (let i = 0; i < 6; i++) {
 		const file = path.join(dir, "web", "share", "share.css");

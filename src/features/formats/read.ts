@@ -28,8 +28,9 @@ export interface FormatsContext extends SharesContext {
 }
 
 /**
- * The share as it stands, read without a view and without its gates: for an ETag, or for the
- * answer of a token whose gates `openFormat` passed (its view was the page's).
+ * The share as it stands, read without a view and without its gates: for an ETag, for the answer
+ * of a token whose gates `openFormat` passed (its view was the page's), and for the owner's preview
+ * once the shares feature admitted it (`ownerPreview`); never for another reader's answer.
  */
 export async function current(ctx: FormatsContext, link: PublicLinkRow, now: number): Promise<ShareModel> {
 	const [granted, types] = await Promise.all([readGrants(ctx, link), templateTypes(ctx.db, link, now)]);

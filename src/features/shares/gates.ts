@@ -60,6 +60,7 @@ export const SHARE_READERS = [
 	"grantRead",
 	"oidcClaims",
 	"remoteAnswer",
+	"ownerPreview",
 ] as const;
 export type ShareReader = (typeof SHARE_READERS)[number];
 
@@ -112,6 +113,9 @@ export const READER_GATES: Record<ShareReader, ReaderGates> = {
 	oidcClaims: { status: "peek", secrets: "none", view: null },
 	// GET /api/requests/{id}/links: the requester reads the answers it collected; values while active.
 	remoteAnswer: { status: "peek", secrets: "none", view: null },
+	// GET /api/links/{id}/preview: the owner, signed in, sees the page as a reader who passed the
+	// password and identity gates would; the status as it stands, no view, nothing logged.
+	ownerPreview: { status: "peek", secrets: "none", view: null },
 };
 
 /** A reader who passed the gates: the status it sees and who it proved to be (handshake shares). */
@@ -181,7 +185,8 @@ export async function admit(
 
 /**
  * The status gate of a reader that reports the status and reads values only while it is active
- * (`peek`: the grant read, the answers a request collected), for a row read without its gates.
+ * (`peek`: the grant read, the answers a request collected, the owner's preview), for a row read
+ * without its gates.
  */
 export function peekStatus(
 	reader: ShareReader,

@@ -23,7 +23,8 @@ export { SHARE_GATES, SHARE_READERS, type ShareGate, type ShareReader };
  * - `status <s>, no values`: a grant read answering the status and nothing else; `not_found`;
  * - the probe: `status <s>`, `requiresPassword`, `requireHandshake`, `watermarked`;
  * - the page for a browser: `404 page: <status>`, `200 password form`, `403 open in the app`;
- * - `not listed`: the reader answers but leaves the entry out.
+ * - `not listed`: the reader answers but leaves the entry out;
+ * - the owner's preview of a share that is not active: `preview: <status>` (the page readers meet).
  * `not applicable: <why>` marks a gate that does not concern the reader: that cell asserts the
  * reader serves the share as if the gate were not there (`served`).
  */
@@ -53,6 +54,7 @@ const status = (s: string) => ({
 	grantRead: `status ${s}, no values`,
 	oidcClaims: `status ${s}, no values`,
 	remoteAnswer: `status ${s}, no values`,
+	ownerPreview: `preview: ${s}`,
 });
 
 /** userinfo leaves out a sign-in's grant that no longer stands. */
@@ -66,6 +68,9 @@ const PAGE_TOKEN_AFTER_GATE = notApplicable(
 );
 const GRANT_TOKEN = notApplicable(
 	"a grant is read with its own grant token, and only its status applies (docs/api.md 'Bulk read')",
+);
+const OWNER_SET_IT = notApplicable(
+	"the owner's preview shows what the gate opens: the owner set it (docs/api.md 'The owner's preview')",
 );
 const FILES_ONLY = notApplicable("a stamp marks files, and this form carries no file bytes");
 const TOOLS_ONLY = notApplicable(
@@ -103,6 +108,7 @@ export const expected: Record<ShareGate, Partial<Record<ShareReader, Answer>>> =
 		grantRead: GRANT_TOKEN,
 		oidcClaims: GRANT_TOKEN,
 		remoteAnswer: GRANT_TOKEN,
+		ownerPreview: OWNER_SET_IT,
 	},
 	handshake: {
 		probe: "requireHandshake",
@@ -119,6 +125,7 @@ export const expected: Record<ShareGate, Partial<Record<ShareReader, Answer>>> =
 		grantRead: GRANT_TOKEN,
 		oidcClaims: GRANT_TOKEN,
 		remoteAnswer: GRANT_TOKEN,
+		ownerPreview: OWNER_SET_IT,
 	},
 	watermark: {
 		probe: "watermarked",
@@ -136,6 +143,8 @@ export const expected: Record<ShareGate, Partial<Record<ShareReader, Answer>>> =
 		),
 		oidcClaims: notApplicable("a sign-in grant serves values by key, never file bytes"),
 		remoteAnswer: notApplicable("a remote answer keeps values only; files are never copied"),
+		// The page says files are stamped; the preview offers no file to download.
+		ownerPreview: "served stamped",
 	},
 	// Hidden records are served like any other, marked for the reader's app to mask; what hidden
 	// changes is that such a share is never handed to a tool (docs/api.md "Resolve").
@@ -153,6 +162,7 @@ export const expected: Record<ShareGate, Partial<Record<ShareReader, Answer>>> =
 		grantRead: "served",
 		oidcClaims: "served",
 		remoteAnswer: "served",
+		ownerPreview: "served marked hidden",
 	},
 	handOver: Object.fromEntries(SHARE_READERS.map((r) => [r, TOOLS_ONLY])),
 };
@@ -172,6 +182,7 @@ export const READER_FILES: Partial<Record<ShareReader, string>> = {
 	grantRead: "slug-readers.test.ts",
 	oidcClaims: "oidc-claims.test.ts",
 	remoteAnswer: "remote-answers.test.ts",
+	ownerPreview: "slug-readers.test.ts",
 };
 
 /** The pairs of SHARE_GATES × SHARE_READERS the table has no answer for. */

@@ -80,6 +80,20 @@ export function pageAnswer(res: Reply): string {
 	return details ? "served marked hidden" : "served";
 }
 
+/**
+ * The owner's preview (GET /api/links/{id}/preview): the share page, or for a share that is not
+ * active the page its readers meet (`preview: <status>`), always 200 to the owner.
+ */
+export function previewAnswer(res: Reply): string {
+	const type = String(res.headers["content-type"] ?? "");
+	if (!type.startsWith("text/html")) return refusal(res);
+	if (res.statusCode === 200 && !res.body.includes(EMAIL)) {
+		const gone = GONE.find(([text]) => res.body.includes(text));
+		if (gone) return `preview: ${gone[1]}`;
+	}
+	return pageAnswer(res);
+}
+
 /** A file's bytes: the original, or a copy stamped with STAMP on its pages. */
 export function fileAnswer(bytes: Buffer, original: Buffer): string {
 	const sha = (b: Buffer) => crypto.createHash("sha256").update(b).digest("hex");

@@ -1,9 +1,10 @@
 // The gate-by-reader matrix for the readers of one server (expected.ts): the probe, the resolve,
 // the share page, CSV, vCard, iCalendar, the addressbook, the one-time file and archive tokens, the
-// opened page's CSV token and the bulk grant read. One app; per gate one share in that gate's
-// state, with an email, a date and a PDF, its file tokens minted by a resolve and its CSV token by
-// the page (as a browser opens it) before the gate applied, and a grant token as another server
-// would hold it. Then each cell reads its gate's share as the reader's client does.
+// opened page's CSV token, the bulk grant read and the owner's preview of the page. One app; per gate
+// one share in that gate's state, with an email, a date and a PDF, its file tokens minted by a
+// resolve and its CSV token by the page (as a browser opens it) before the gate applied, and a grant
+// token as another server would hold it. Then each cell reads its gate's share as the reader's client
+// does.
 
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
@@ -39,6 +40,7 @@ import {
 	grantAnswer,
 	MOVE_IN,
 	pageAnswer,
+	previewAnswer,
 	probeAnswer,
 	refusal,
 	resolveAnswer,
@@ -60,6 +62,8 @@ interface Fixture {
 	calendarTag: string | undefined;
 	/** The opened page's CSV link (a one-time token of its view), or what the page answered instead. */
 	csvLink: { href: string } | { refused: string };
+	/** The share's owner, for the owner's preview. */
+	owner: TestAccount;
 }
 
 const clock = new ManualClock(T0);
@@ -216,6 +220,7 @@ async function makeFixture(gate: ShareGate, m: Making): Promise<Fixture> {
 		grant: { id: link.id, token },
 		calendarTag,
 		csvLink,
+		owner: who,
 	};
 }
 
@@ -324,6 +329,25 @@ const OBSERVE: Partial<Record<ShareReader, (f: Fixture) => Promise<string>>> = {
 		});
 		if (res.statusCode !== 200) return refusal(res);
 		return grantAnswer(res.json().items[0]);
+	},
+	// As the console asks for it, signed in as the owner; the view count must not move.
+	ownerPreview: async (f) => {
+		const views = async () =>
+			(
+				await t.app.store.db
+					.selectFrom("links")
+					.select("view_count")
+					.where("id", "=", f.grant.id)
+					.executeTakeFirstOrThrow()
+			).view_count;
+		const before = await views();
+		const res = await t.app.inject({
+			method: "GET",
+			url: `/api/links/${f.grant.id}/preview?lang=en`,
+			headers: f.owner.headers,
+		});
+		const answer = previewAnswer(res);
+		return (await views()) === before ? answer : `${answer}, and a view taken`;
 	},
 };
 

@@ -103,7 +103,7 @@ export const messages = defineMessages({
 		notActive_paused: "This share is paused: readers are refused until you resume it.",
 		notActive_revoked: "This share is revoked: it never opens again.",
 		notActive_expired:
-			"This share has expired: its expiry passed or its views are used up. Make a new share to share again.",
+			"This share has expired: its expiry passed or its views are used up. Make a copy to share the same again at a new address.",
 		pause: "Pause",
 		resume: "Resume",
 		revoke: "Revoke",
@@ -266,7 +266,7 @@ export const messages = defineMessages({
 		notActive_paused: "Diese Freigabe ist pausiert: Lesende werden abgewiesen, bis Sie sie fortsetzen.",
 		notActive_revoked: "Diese Freigabe ist widerrufen: Sie öffnet sich nie wieder.",
 		notActive_expired:
-			"Diese Freigabe ist abgelaufen: Ihr Ablauf ist vorbei oder ihre Aufrufe sind aufgebraucht. Erstellen Sie eine neue Freigabe, um wieder freizugeben.",
+			"Diese Freigabe ist abgelaufen: Ihr Ablauf ist vorbei oder ihre Aufrufe sind aufgebraucht. Erstellen Sie eine Kopie, um dasselbe unter einer neuen Adresse freizugeben.",
 		pause: "Pausieren",
 		resume: "Fortsetzen",
 		revoke: "Widerrufen",
