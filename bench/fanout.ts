@@ -83,6 +83,7 @@ try {
 					identity: null,
 					expires_at: null,
 					callback_url: hook,
+					allow_answer_signup: 0,
 					created: now,
 					updated: now,
 				})),

@@ -22,9 +22,8 @@ import zlib from "node:zlib";
 import type { JWK } from "jose";
 import { StatusListCache } from "../src/features/attestations/status-list-reader.ts";
 import { makeApp } from "../test/helpers/app.ts";
-import { deviceKey } from "../test/helpers/device-key.ts";
 import { startDns } from "../test/helpers/dns.ts";
-import { buildAccount } from "../test/helpers/factories.ts";
+import { buildAccount, createIdentity } from "../test/helpers/factories.ts";
 import { STATUS_PATH, zeros } from "../test/helpers/fake-attester.ts";
 
 const { values } = parseArgs({
@@ -152,18 +151,7 @@ let ip = 0;
 async function verifier() {
 	const t = await makeApp({ ...peer });
 	const person = await buildAccount(t.app, { name: "Ada" });
-	const key = await deviceKey();
-	const made = await t.app.inject({
-		method: "POST",
-		url: "/api/collections/identities/records",
-		headers: person.headers,
-		payload: { name: "Ada", publicKey: key.publicJwk },
-	});
-	const holder = {
-		fingerprint: made.json().fingerprint,
-		domain: t.app.config.domain,
-		jwk: key.publicJwk as JWK,
-	};
+	const { holder } = await createIdentity(t.app, person);
 	const verify = async (presentation: string) =>
 		(
 			await t.app.inject({

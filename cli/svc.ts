@@ -15,10 +15,11 @@ async function usage(): Promise<string> {
 	const { DELETE_ACCOUNT_USAGE } = await import("./admin-delete-account.ts");
 	const { BACKUP_USAGE } = await import("./admin-backup.ts");
 	const { OIDC_USAGE } = await import("./admin-oidc.ts");
+	const { ANSWER_SIGNUPS_USAGE } = await import("./admin-answer-signups.ts");
 	return `usage:
   svc serve                          run the server (configured by environment variables)
   svc admin ticket --email <email>   print a one-time sign-up / add-passkey URL (15 minutes)
-${DELETE_ACCOUNT_USAGE}${BACKUP_USAGE}${OIDC_USAGE}${DEVICE_USAGE}`;
+${DELETE_ACCOUNT_USAGE}${BACKUP_USAGE}${OIDC_USAGE}${ANSWER_SIGNUPS_USAGE}${DEVICE_USAGE}`;
 }
 
 async function adminTicket(args: string[]): Promise<number> {
@@ -58,6 +59,9 @@ async function main(argv: string[]): Promise<number> {
 	if (command === "admin" && sub === "restore") return (await import("./admin-backup.ts")).adminRestore(rest);
 	if (command === "admin" && sub === "oidc-rotate")
 		return (await import("./admin-oidc.ts")).adminOidcRotate(rest);
+	if (command === "admin" && sub === "answer-signups") {
+		return (await import("./admin-answer-signups.ts")).adminAnswerSignups(rest);
+	}
 	if (command === "admin" && sub === "delete-account") {
 		return (await import("./admin-delete-account.ts")).adminDeleteAccount(rest);
 	}

@@ -87,6 +87,26 @@ function tapFailures(lines) {
 	return out;
 }
 
+/**
+ * Each top-level test's or suite's wall time from a TAP file (Node 20's TAP names no file; a file's
+ * top-level `describe` names it well enough). The slowest are printed so a slow CI names its cause.
+ */
+function topLevelDurations(lines) {
+	const out = [];
+	for (let i = 0; i < lines.length; i++) {
+		const m = /^(?:not )?ok \d+ - (.*)$/.exec(lines[i]);
+		if (!m) continue;
+		for (let j = i + 1; j < lines.length && lines[j].startsWith("  "); j++) {
+			const d = /^\s+duration_ms: ([\d.]+)/.exec(lines[j]);
+			if (d) {
+				out.push({ name: untap(m[1]), ms: Number(d[1]) });
+				break;
+			}
+		}
+	}
+	return out.sort((a, b) => b.ms - a.ms);
+}
+
 /** Every failure of every run, printed again at the end so a log's tail explains the run. */
 const failures = [];
 let failed = false;
@@ -124,6 +144,13 @@ for (const run of runs) {
 		}
 	}
 	failures.push(...tapFailures(lines).map((f) => ({ run: run.name, ...f })));
+	const durations = topLevelDurations(lines);
+	const total = durations.reduce((sum, d) => sum + d.ms, 0);
+	console.log(
+		`\n# ${run.name}: ${durations.length} top-level suites, ${(total / 1000).toFixed(0)} s in all; slowest:`,
+	);
+	for (const d of durations.slice(0, 12))
+		console.log(`#   ${(d.ms / 1000).toFixed(1).padStart(7)} s  ${d.name}`);
 }
 fs.rmSync(tapDir, { recursive: true, force: true });
 

@@ -4,7 +4,7 @@ import swagger from "@fastify/swagger";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import Fastify, { type FastifyInstance, LogController } from "fastify";
 import pino from "pino";
-import type { Config } from "./config.ts";
+import { type Config, publicOrigin } from "./config.ts";
 import { openStore, type Store } from "./db/index.ts";
 import { accountRoutes } from "./features/accounts/routes.ts";
 import { sessionResolver } from "./features/accounts/service.ts";
@@ -12,6 +12,7 @@ import { answerRoutes } from "./features/answers/routes.ts";
 import { apiKeysCollection } from "./features/apikeys/collection.ts";
 import { apiKeyResolver } from "./features/apikeys/service.ts";
 import { attestationsCollection } from "./features/attestations/collection.ts";
+import { statusListUri } from "./features/attestations/credential.ts";
 import type { CredentialClaimer } from "./features/attestations/held.ts";
 import { credentialsCollection } from "./features/attestations/held-collection.ts";
 import { attestationRoutes } from "./features/attestations/routes.ts";
@@ -29,6 +30,7 @@ import { identityRoutes } from "./features/identity/routes.ts";
 import { invitationsCollection } from "./features/invitations/collection.ts";
 import { invitationRoutes } from "./features/invitations/routes.ts";
 import { notificationsCollection } from "./features/notifications/collection.ts";
+import { notificationRoutes } from "./features/notifications/routes.ts";
 import { oidcRoutes } from "./features/oidc/routes.ts";
 import { passkeysCollection } from "./features/passkeys/collection.ts";
 import { passkeyPageRoutes } from "./features/passkeys/page.ts";
@@ -44,6 +46,7 @@ import { linkReadsCollection } from "./features/shares/reads.ts";
 import { shareRoutes } from "./features/shares/routes.ts";
 import { shareStampFor } from "./features/shares/service.ts";
 import { stampingRoutes } from "./features/stamping/routes.ts";
+import { transferRoutes } from "./features/transfer/routes.ts";
 import { fileRoutes } from "./features/vault/files/routes.ts";
 import { recordsCollection } from "./features/vault/records/collection.ts";
 import { sectionsCollection } from "./features/vault/sections/collection.ts";
@@ -124,7 +127,10 @@ export const collections: readonly CollectionRegistration[] = [
 	collection(linksCollection, (app) => ({ grantHooks: app.grantHooks })),
 	collection(linkReadsCollection),
 	collection(connectionsCollection),
-	collection(attestationsCollection, (app) => ({ allowAttestations: app.config.allowAttestations })),
+	collection(attestationsCollection, (app) => ({
+		allowAttestations: app.config.allowAttestations,
+		statusList: statusListUri(publicOrigin(app.config)),
+	})),
 	// Filled in by the attestations plugin, which holds the key ring the claim needs (held.ts).
 	collection(credentialsCollection, (app) => ({ credentialClaim: app.credentialClaim })),
 ];
@@ -281,7 +287,9 @@ async function registerFeatures(app: App, deps: AppDeps): Promise<void> {
 	await app.register(passkeyRoutes);
 	await app.register(passkeyPageRoutes);
 	await app.register(collectionRoutes, { collections });
+	await app.register(notificationRoutes);
 	await app.register(fileRoutes);
+	await app.register(transferRoutes);
 	await app.register(requestRoutes);
 	await app.register(callbackRoutes, { timeoutMs: deps.callbackTimeoutMs });
 	await app.register(shareRoutes);

@@ -12,6 +12,8 @@ export interface Config {
 	databaseSchema: string;
 	redisUrl: string;
 	allowSignups: boolean;
+	allowAnswerSignups: boolean;
+	ratelimitAnswerSignups: number;
 	maxFileSize: number;
 	allowAttestations: boolean;
 	allowPrivateCallbacks: boolean;
@@ -147,19 +149,10 @@ function httpUrl(raw: string, name: string): string {
 	return url.origin + url.pathname.replace(/\/$/, "");
 }
 
-function synchronous(raw: string, name: string): "NORMAL" | "FULL" {
-	const v = raw.trim().toUpperCase();
-	if (v !== "NORMAL" && v !== "FULL") throw new ConfigError(`${name} must be NORMAL or FULL`);
-	return v;
-}
+const synchronous = (raw: string, name: string) =>
+	oneOf("normal", "full")(raw, name).toUpperCase() as "NORMAL" | "FULL";
 
-function logLevel(raw: string, name: string): string {
-	const v = raw.trim().toLowerCase();
-	if (!["fatal", "error", "warn", "info", "debug", "trace", "silent"].includes(v)) {
-		throw new ConfigError(`${name} must be one of fatal, error, warn, info, debug, trace, silent`);
-	}
-	return v;
-}
+const logLevel = oneOf("fatal", "error", "warn", "info", "debug", "trace", "silent");
 
 function maxFileSize(raw: string, name: string): number {
 	const n = Number(raw.trim());
@@ -244,6 +237,20 @@ export const options: Option<keyof Config>[] = [
 		"false",
 		"Allow anyone to create an account with a passkey. Off: only operator tickets (`svc admin ticket`).",
 		bool,
+	),
+	o(
+		"allowAnswerSignups",
+		"ALLOW_ANSWER_SIGNUPS",
+		"true",
+		'Let a request admit answer-only sign-ups where its requester allows them (each request\'s `allowAnswerSignup`, off by default). `false` forbids them server-wide, whatever the requests say; see docs/operations.md "Answer-only sign-ups".',
+		bool,
+	),
+	o(
+		"ratelimitAnswerSignups",
+		"RATELIMIT_ANSWER_SIGNUPS",
+		"5",
+		"Answer-only sign-ups begun per hour per IP (`POST /api/passkeys/register/begin` with `request`).",
+		int(1),
 	),
 	o(
 		"maxFileSize",

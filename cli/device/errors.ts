@@ -74,6 +74,15 @@ const SENTENCES: Partial<Record<ErrorCode, string>> = {
 		"This server does not take that tool's address (http://localhost and 127.0.0.1 only when the server runs in development).",
 	connection_not_connected:
 		"The tool is no longer connected (it lapsed or was removed): open its svc://connect link.",
+	attestation_offer_expired: "The offer has expired: ask the attester for a new one.",
+	attestation_offer_revoked: "The attester withdrew the offer.",
+	attestation_offer_claimed: "The offer was accepted by another identity: ask the attester for a new one.",
+	attestation_identity_mismatch: "The offer is for another identity: accept it with that one (--identity).",
+	remote_identity_invalid:
+		"The attester could not check your identity with your server: is your server reachable from there, with its DNS record in place?",
+	remote_unreachable: "The other server could not be reached; try again later.",
+	credential_invalid:
+		"The credential the attester issued did not check out, so it was not kept; the offer can be accepted again.",
 	link_hand_over_not_allowed:
 		"The tool may not receive this share: it is not allowed to (--allow-hand-over), or the share holds hidden entries or files.",
 };

@@ -25,7 +25,11 @@ const COMMANDS: Record<string, (argv: string[]) => Promise<number>> = {
 		"Identity keys: P-256 keys made on this device, certified by the server.",
 		identityCommands,
 	),
-	vault: group("svc vault", "The vault: value entries and files.", vaultCommands),
+	vault: group(
+		"svc vault",
+		"The vault: value entries and files, exported and imported whole.",
+		vaultCommands,
+	),
 	share: group("svc share", "Shares: living links to vault entries, and reading one.", shareCommands),
 	request: group("svc request", "Data requests and the answers they collected.", requestCommands),
 	answer: single(answerCommand),
@@ -37,7 +41,7 @@ export const DEVICE_USAGE = `  svc login <server>                 sign this devi
   svc logout | svc whoami            end the session | show the account
   svc handler install|remove         make svc the desktop's handler for svc:// links (Linux)
   svc identity create|list|show|sign|revoke   identity keys kept on this device
-  svc vault list|get|set|upload|download|delete   the vault
+  svc vault list|get|set|upload|download|delete|export|import   the vault
   svc share create|list|show|pause|resume|revoke|log|read   shares
   svc request create|list|answers    data requests
   svc answer <request link>          answer a request

@@ -19,6 +19,8 @@ import * as m0017 from "./migrations/0017-attestations.ts";
 import * as m0018 from "./migrations/0018-credentials.ts";
 import * as m0019 from "./migrations/0019-record-search.ts";
 import * as m0020 from "./migrations/0020-views-without-trigger.ts";
+import * as m0021 from "./migrations/0021-smtp-notice-settings.ts";
+import * as m0022 from "./migrations/0022-responders-answer-signups.ts";
 import type { Database } from "./schema.ts";
 
 // Listed statically so the same list works from TypeScript sources and compiled output.
@@ -43,6 +45,8 @@ const migrations: Record<string, Migration> = {
 	"0018-credentials": m0018,
 	"0019-record-search": m0019,
 	"0020-views-without-trigger": m0020,
+	"0021-smtp-notice-settings": m0021,
+	"0022-responders-answer-signups": m0022,
 };
 
 /** What a concurrent DDL elsewhere in the database does to Kysely's catalog introspection. */

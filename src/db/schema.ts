@@ -42,6 +42,7 @@ import type {
 } from "./tables/shares.ts";
 import type {
 	FileTokenTable,
+	NotificationSettingTable,
 	NotificationTable,
 	RecordTable,
 	SectionTable,
@@ -75,6 +76,7 @@ export interface Database {
 	records: RecordTable;
 	templates: TemplateTable;
 	notifications: NotificationTable;
+	notification_settings: NotificationSettingTable;
 	file_tokens: FileTokenTable;
 	requests: RequestTable;
 	request_answers: RequestAnswerTable;

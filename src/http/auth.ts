@@ -24,6 +24,8 @@ export interface AccountCaller {
 	scopes: readonly string[];
 	/** Session id or API key id. */
 	credentialId: string;
+	/** A session of an answer-only account (docs/api.md "Answer-only sign-ups"). */
+	answerOnly?: boolean;
 }
 
 export type Caller = GuestCaller | AccountCaller;

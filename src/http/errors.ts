@@ -41,6 +41,9 @@ export const errorCodes = {
 		status: 401,
 		title: "Deleting the account needs a fresh passkey confirmation of that account",
 	},
+	// Vault export and import (docs/api.md "Vault export and import").
+	import_invalid: { status: 400, title: "The import holds something the vault does not take" },
+	import_too_large: { status: 413, title: "The import is larger than the server reads" },
 	body_too_large: { status: 413, title: "The body is larger than allowed" },
 	file_too_large: { status: 413, title: "The file is larger than the server accepts" },
 	unsupported_media_type: { status: 415, title: "Unsupported content type" },
@@ -67,6 +70,10 @@ export const errorCodes = {
 	passkey_email_taken: { status: 409, title: "An account with this email exists" },
 	passkey_last: { status: 409, title: "The last passkey of an account cannot be removed" },
 	signups_disabled: { status: 403, title: "Sign-ups are disabled on this server" },
+	answer_signup_not_allowed: {
+		status: 403,
+		title: "This request does not let a responder without an account sign up here",
+	},
 	connection_client_invalid: { status: 400, title: "The client origin is not valid" },
 	connection_redirect_invalid: { status: 400, title: "The redirect address is not on the client's origin" },
 	connection_challenge_invalid: { status: 400, title: "The PKCE challenge is not valid" },

@@ -64,6 +64,20 @@ export function registerMetrics(app: FastifyInstance): Metrics {
 		},
 	});
 	new client.Gauge({
+		name: "svc_answer_only_accounts",
+		help: "Accounts made by answer-only sign-ups (a request that admits them, ALLOW_ANSWER_SIGNUPS): all, and those made in the last 24 hours.",
+		labelNames: ["window"] as const,
+		registers: [registry],
+		async collect() {
+			const since = app.clock.now() - 86_400_000;
+			const { rows } = await sql<{ total: number | string; day: number | string | null }>`
+				select count(*) as total, sum(case when signup_at >= ${since} then 1 else 0 end) as day
+				from accounts where answer_only = 1`.execute(db);
+			this.set({ window: "all" }, Number(rows[0]?.total ?? 0));
+			this.set({ window: "24h" }, Number(rows[0]?.day ?? 0));
+		},
+	});
+	new client.Gauge({
 		name: "svc_stamping_jobs",
 		help: "Watermarking jobs stamping now (running) and waiting for a worker (queued; 8 per workspace and 64 in all at most, then 503).",
 		labelNames: ["state"] as const,

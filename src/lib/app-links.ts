@@ -1,14 +1,18 @@
-// App links a tool opens in the owner's app (spec "App links"): the proposal `svc://p` and the
-// connection request `svc://connect`, and the check code both ends show. Used by the server, the
-// console and the `svc` command line, so it runs in Node and in browsers and imports nothing.
+// App links a tool or a service opens in the owner's app (spec "App links"): the proposal
+// `svc://p`, the connection request `svc://connect`, the attestation offer `svc://a/<host>/<token>`
+// and the presentation request `svc://present`, and the check code both ends show. Used by the
+// server, the console and the `svc` command line, so it runs in Node and in browsers and imports
+// nothing but its two parts: app-link-parts.ts (the shared grammar) and credential-links.ts.
 //
 // Exported API:
 //   parseProposalLink(link, options?)  -> Proposal           `svc://p?…`
 //   parseConnectLink(link, options?)   -> ConnectRequest     `svc://connect?…`
 //   parseToolOrigin(value, options?)   -> string             a tool origin, as `client` takes it
 //   parseAuthLink(link)                -> AuthLink           `svc://auth?code=…&state=…`
-//   parseAppLink(link, options?)       -> AppLink            any of the three, by `kind`
-//                                                            (`proposal`, `connect`, `auth`)
+//   parseOfferLink(link)               -> OfferLink          `svc://a/<host>/<token>`
+//   parsePresentLink(link, options?)   -> PresentRequest     `svc://present?…`
+//   parseAppLink(link, options?)       -> AppLink            any of these, by `kind` (`proposal`,
+//                                                            `connect`, `auth`, `offer`, `present`)
 //   checkCode(challenge)               -> Promise<string>    `XXX-XXX`: upper-case hex of the
 //                                                            first three bytes of SHA-256(challenge)
 //   AppLinkError                       what every parse throws; `.parameter` names the part at fault
@@ -21,21 +25,23 @@
 // plus sign), each at most once, none unknown, none empty; text is one line (no control
 // characters) and lengths count characters (code points). A link with any invalid part is refused
 // as a whole: the parse throws and returns nothing.
+import {
+	AppLinkError,
+	type AppLinkOptions,
+	CONTROL,
+	checkChallenge,
+	checkState,
+	length,
+	onOrigin,
+	parseToolOrigin,
+	readParams,
+	required,
+	text,
+} from "./app-link-parts.ts";
+import { type OfferLink, type PresentRequest, parseOfferLink, parsePresentLink } from "./credential-links.ts";
 
-export class AppLinkError extends Error {
-	/** The parameter at fault, e.g. `keys`; `link` when the link as a whole is not one. */
-	readonly parameter: string;
-	constructor(parameter: string, message: string) {
-		super(message);
-		this.name = "AppLinkError";
-		this.parameter = parameter;
-	}
-}
-
-export interface AppLinkOptions {
-	/** Accept `http://localhost` and `http://127.0.0.1` (any port) as tool origins. */
-	allowLoopback?: boolean;
-}
+export { AppLinkError, type AppLinkOptions, parseToolOrigin } from "./app-link-parts.ts";
+export { type OfferLink, type PresentRequest, parseOfferLink, parsePresentLink } from "./credential-links.ts";
 
 /** `svc://p`: a tool proposes a share. Optional members are absent when the link leaves them out. */
 export interface Proposal {
@@ -71,7 +77,12 @@ export interface AuthLink {
 	state: string;
 }
 
-export type AppLink = ({ kind: "proposal" } & Proposal) | ({ kind: "connect" } & ConnectRequest) | AuthLink;
+export type AppLink =
+	| ({ kind: "proposal" } & Proposal)
+	| ({ kind: "connect" } & ConnectRequest)
+	| AuthLink
+	| OfferLink
+	| PresentRequest;
 
 /** `svc://connect`: a tool asks to be connected. */
 export interface ConnectRequest {
@@ -86,11 +97,6 @@ export interface ConnectRequest {
 }
 
 const KEY = /^[a-z0-9_-]{1,64}$/;
-const STATE = /^[A-Za-z0-9._~-]{1,128}$/;
-const CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
-// biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point
-const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
-const MAX_LINK = 16_384;
 
 const PROPOSAL_PARAMS = [
 	"label",
@@ -191,7 +197,7 @@ export function parseAuthLink(link: string): AuthLink {
 	return { kind: "auth", code, state: checkState(required(p, "state")) };
 }
 
-/** Parses any app link this module knows, by its kind (`svc://p`, `svc://connect`, `svc://auth`). */
+/** Parses any app link this module knows, by its kind. */
 export function parseAppLink(link: string, options: AppLinkOptions = {}): AppLink {
 	const kind = typeof link === "string" ? /^svc:\/\/([a-z]+)(?=[/?]|$)/.exec(link)?.[1] : undefined;
 	switch (kind) {
@@ -201,26 +207,16 @@ export function parseAppLink(link: string, options: AppLinkOptions = {}): AppLin
 			return { kind: "connect", ...parseConnectLink(link, options) };
 		case "auth":
 			return parseAuthLink(link);
+		case "a":
+			return parseOfferLink(link);
+		case "present":
+			return parsePresentLink(link, options);
 		default:
-			throw new AppLinkError("link", "is not an svc://p, svc://connect or svc://auth link");
+			throw new AppLinkError(
+				"link",
+				"is not an svc://p, svc://connect, svc://auth, svc://a or svc://present link",
+			);
 	}
-}
-
-/**
- * A tool origin: `https://host[:port]`, or with `allowLoopback` `http://localhost[:port]` or
- * `http://127.0.0.1[:port]`; lower case, no path, query, fragment or credentials. Returns it as
- * written (which is then its serialised origin).
- */
-export function parseToolOrigin(value: string, options: AppLinkOptions = {}, parameter = "client"): string {
-	const origin = originOf(parameter, value);
-	if (origin.protocol === "https:") return value;
-	if (options.allowLoopback && origin.protocol === "http:" && isLoopbackHost(origin.hostname)) return value;
-	throw new AppLinkError(
-		parameter,
-		options.allowLoopback
-			? "must be https://host[:port], http://localhost[:port] or http://127.0.0.1[:port]"
-			: "must be https://host[:port]",
-	);
 }
 
 /** The check code both ends show: upper-case hex of the first three bytes of SHA-256(challenge). */
@@ -234,68 +230,7 @@ export async function checkCode(challenge: string): Promise<string> {
 	return `${hex.slice(0, 3)}-${hex.slice(3)}`;
 }
 
-// --- the parts -------------------------------------------------------------------------------
-
-type Params = Map<string, string>;
-
-function readParams(link: string, kind: string, allowed: readonly string[]): Params {
-	if (typeof link !== "string" || link.length > MAX_LINK)
-		throw new AppLinkError("link", `is not an svc://${kind} link`);
-	const prefix = `svc://${kind}`;
-	const rest = link.startsWith(prefix) ? link.slice(prefix.length) : undefined;
-	// `svc://p?…`, also written `svc://p/?…`; nothing else may follow the kind.
-	const query =
-		rest === undefined
-			? undefined
-			: rest.startsWith("/?")
-				? rest.slice(2)
-				: rest.startsWith("?")
-					? rest.slice(1)
-					: rest === "" || rest === "/"
-						? ""
-						: undefined;
-	if (query === undefined) throw new AppLinkError("link", `is not an svc://${kind} link`);
-	if (query.includes("#")) throw new AppLinkError("link", "must not carry a fragment");
-	const params: Params = new Map();
-	if (query === "") return params;
-	for (const part of query.split("&")) {
-		const eq = part.indexOf("=");
-		const rawName = eq < 0 ? part : part.slice(0, eq);
-		const name = decode("link", rawName);
-		if (!allowed.includes(name)) throw new AppLinkError(name || "link", "is not a parameter of this link");
-		if (params.has(name)) throw new AppLinkError(name, "is given more than once");
-		const value = decode(name, eq < 0 ? "" : part.slice(eq + 1));
-		if (value === "") throw new AppLinkError(name, "is empty");
-		params.set(name, value);
-	}
-	return params;
-}
-
-function decode(parameter: string, raw: string): string {
-	try {
-		return decodeURIComponent(raw);
-	} catch {
-		throw new AppLinkError(parameter, "is not percent-encoded UTF-8");
-	}
-}
-
-function required(p: Params, name: string): string {
-	const value = p.get(name);
-	if (value === undefined) throw new AppLinkError(name, "is required");
-	return value;
-}
-
-function text(p: Params, name: string, max: number, isRequired = false): string | undefined {
-	const value = p.get(name);
-	if (value === undefined) {
-		if (isRequired) throw new AppLinkError(name, "is required");
-		return undefined;
-	}
-	if (length(value) > max) throw new AppLinkError(name, `must be at most ${max} characters`);
-	if (CONTROL.test(value)) throw new AppLinkError(name, "must be one line without control characters");
-	if (value.trim() === "") throw new AppLinkError(name, "is empty");
-	return value;
-}
+// --- the parts of the tool links (the rest: app-link-parts.ts) ---------------------------
 
 function keys(value: string | undefined): string[] {
 	if (value === undefined) throw new AppLinkError("keys", "is required");
@@ -308,53 +243,7 @@ function keys(value: string | undefined): string[] {
 	return list;
 }
 
-function checkState(value: string): string {
-	if (!STATE.test(value)) throw new AppLinkError("state", "must be 1 to 128 of [A-Za-z0-9._~-]");
-	return value;
-}
-
-function checkChallenge(value: string): string {
-	if (!CHALLENGE.test(value))
-		throw new AppLinkError("challenge", "must be a PKCE S256 challenge (43 base64url characters)");
-	return value;
-}
-
-function length(value: string): number {
-	return Array.from(value).length;
-}
-
-function isLoopbackHost(hostname: string): boolean {
-	return hostname === "localhost" || hostname === "127.0.0.1";
-}
-
-/** An origin written exactly as its serialisation: scheme, host, optional port, nothing else. */
-function originOf(parameter: string, value: string): URL {
-	let url: URL;
-	try {
-		url = new URL(value);
-	} catch {
-		throw new AppLinkError(parameter, "is not an origin");
-	}
-	if ((url.protocol !== "https:" && url.protocol !== "http:") || url.origin !== value)
-		throw new AppLinkError(parameter, "must be an origin: scheme://host[:port] with no path");
-	return url;
-}
-
 /** `poll`: the owner's server origin, with the same shape rules as a tool origin. */
 function serverOrigin(value: string, options: AppLinkOptions): string {
 	return parseToolOrigin(value, options, "poll");
-}
-
-/** An absolute http(s) address on `origin`, without credentials or fragment. */
-function onOrigin(parameter: string, value: string, origin: string): string {
-	let url: URL;
-	try {
-		url = new URL(value);
-	} catch {
-		throw new AppLinkError(parameter, "is not an absolute address");
-	}
-	if (url.origin !== origin) throw new AppLinkError(parameter, `must be on ${origin}`);
-	if (url.username !== "" || url.password !== "" || url.hash !== "" || value.length > 2000)
-		throw new AppLinkError(parameter, "must carry no credentials or fragment, at most 2000 characters");
-	return value;
 }

@@ -38,7 +38,8 @@ describe("API keys authenticate through X-API-Key only", () => {
 			kind: "apiKey",
 			accountId: owner.accountId,
 			workspaceId: owner.workspaceId,
-			scopes: ["link:read", "request:*"],
+			// An owner's key meets hidden entries (in shares) as its creator does (docs/api.md, Roles).
+			scopes: ["link:read", "request:*", "hidden:read"],
 			credentialId: keyId,
 		});
 	});
@@ -119,7 +120,7 @@ describe("API keys authenticate through X-API-Key only", () => {
 			.execute();
 		const me = await get({ "x-api-key": legacy });
 		assert.equal(me.statusCode, 200);
-		assert.deepEqual(me.json().scopes, ["link:read"]);
+		assert.deepEqual(me.json().scopes, ["link:read", "hidden:read"]);
 		const body = assertProblem(
 			await get({ "x-api-key": legacy }, "/t/scope/record:read"),
 			403,

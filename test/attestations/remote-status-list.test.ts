@@ -8,11 +8,9 @@ import assert from "node:assert/strict";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { after, before, describe, test } from "node:test";
 import zlib from "node:zlib";
-import type { JWK } from "jose";
 import { makeApp, type TestApp } from "../helpers/app.ts";
-import { deviceKey } from "../helpers/device-key.ts";
 import { startDns, type TestDns } from "../helpers/dns.ts";
-import { buildAccount } from "../helpers/factories.ts";
+import { buildAccount, createIdentity, type TestIdentity } from "../helpers/factories.ts";
 import { type FakeAttester, startFakeAttester, zeros } from "../helpers/fake-attester.ts";
 import { nextIp } from "../shares/helpers.ts";
 
@@ -20,7 +18,7 @@ let dns: TestDns;
 let honest: FakeAttester;
 let bomber: FakeAttester;
 let t: TestApp;
-let holder: { fingerprint: string; domain: string; jwk: JWK };
+let holder: TestIdentity["holder"];
 
 before(async () => {
 	dns = await startDns();
@@ -32,15 +30,7 @@ before(async () => {
 		peerOverrides: { [honest.domain]: honest.base, [bomber.domain]: bomber.base },
 	});
 	const person = await buildAccount(t.app, { name: "Ada" });
-	const key = await deviceKey();
-	const made = await t.app.inject({
-		method: "POST",
-		url: "/api/collections/identities/records",
-		headers: person.headers,
-		payload: { name: "Ada", publicKey: key.publicJwk },
-	});
-	assert.equal(made.statusCode, 200, made.body);
-	holder = { fingerprint: made.json().fingerprint, domain: t.app.config.domain, jwk: key.publicJwk as JWK };
+	({ holder } = await createIdentity(t.app, person));
 });
 after(async () => {
 	await t?.close();

@@ -11,7 +11,7 @@ import { decodeProtectedHeader, SignJWT } from "jose";
 import { buildPresentation } from "../../src/features/attestations/present.ts";
 import { makeApp, type TestApp } from "../helpers/app.ts";
 import { type DeviceKey, deviceKey } from "../helpers/device-key.ts";
-import { buildAccount, type TestAccount } from "../helpers/factories.ts";
+import { buildAccount, createIdentity, type TestAccount } from "../helpers/factories.ts";
 import { nextIp } from "../shares/helpers.ts";
 
 const C = "/api/collections/attestations/records";
@@ -34,14 +34,8 @@ interface Issued {
 
 async function issued(body: Record<string, unknown> = {}): Promise<Issued> {
 	const person = await buildAccount(t.app, { name: "Ada" });
-	const key = await deviceKey();
-	const made = await t.app.inject({
-		method: "POST",
-		url: "/api/collections/identities/records",
-		headers: person.headers,
-		payload: { name: "Ada", publicKey: key.publicJwk },
-	});
-	const identity = (await t.app.inject({ method: "GET", url: `/api/certificate/${made.json().id}` })).json();
+	const { id: identityId, key } = await createIdentity(t.app, person);
+	const identity = (await t.app.inject({ method: "GET", url: `/api/certificate/${identityId}` })).json();
 	const offer = await t.app.inject({
 		method: "POST",
 		url: C,
@@ -68,7 +62,7 @@ async function issued(body: Record<string, unknown> = {}): Promise<Issued> {
 		remoteAddress: nextIp(),
 	});
 	assert.equal(res.statusCode, 200, res.body);
-	return { credential: res.json().credential, id: offer.json().id, key, identityId: made.json().id };
+	return { credential: res.json().credential, id: offer.json().id, key, identityId };
 }
 
 const fresh = () => `n-${crypto.randomBytes(12).toString("base64url")}`;

@@ -1,5 +1,6 @@
-// The app-link grammar (spec "App links"): `svc://p` and `svc://connect` exactly as the tables say,
-// a malformed link refused as a whole with the parameter at fault named.
+// The app-link grammar (spec "App links"): `svc://p`, `svc://connect`, `svc://auth`, `svc://a` and
+// `svc://present` exactly as the spec says, a malformed link refused as a whole with the parameter
+// at fault named.
 import assert from "node:assert/strict";
 import crypto from "node:crypto";
 import { describe, test } from "node:test";
@@ -8,6 +9,8 @@ import {
 	checkCode,
 	parseAppLink,
 	parseConnectLink,
+	parseOfferLink,
+	parsePresentLink,
 	parseProposalLink,
 } from "../../src/lib/app-links.ts";
 
@@ -163,7 +166,8 @@ describe("svc://p", () => {
 		]) {
 			refused(() => parseProposalLink(link), "link");
 		}
-		refused(() => parseAppLink("svc://present?x=1"), "link");
+		refused(() => parseAppLink("svc://present?x=1"), "x");
+		refused(() => parseAppLink("svc://presents?x=1"), "link");
 	});
 
 	test("loopback tool origins with allowLoopback (development)", () => {
@@ -225,6 +229,113 @@ describe("svc://auth", () => {
 		assert.deepEqual(parseAppLink(`svc://auth?code=${code}&state=s1`), { kind: "auth", code, state: "s1" });
 		refused(() => parseAppLink(`svc://auth?code=${code}`), "state");
 		refused(() => parseAppLink("svc://auth?code=short&state=s"), "code");
+	});
+});
+
+describe("svc://a/<host>/<token>", () => {
+	const token = crypto.randomBytes(32).toString("base64url");
+	test("a host with or without a port, and the offer token", () => {
+		assert.deepEqual(parseAppLink(`svc://a/attest.example.org/${token}`), {
+			kind: "offer",
+			host: "attest.example.org",
+			token,
+		});
+		assert.deepEqual(parseOfferLink(`svc://a/localhost:8080/${token}`), {
+			kind: "offer",
+			host: "localhost:8080",
+			token,
+		});
+	});
+	test("anything else is refused whole", () => {
+		for (const [link, at] of [
+			[`svc://a/${token}`, "link"],
+			[`svc://a/example.org/${token}/more`, "link"],
+			[`svc://a/example.org/${token}?x=1`, "token"],
+			[`svc://a/Example.org/${token}`, "host"],
+			[`svc://a/user@example.org/${token}`, "host"],
+			[`svc://a/example.org:0/${token}`, "host"],
+			[`svc://a/example.org:99999/${token}`, "host"],
+			[`svc://a/-bad.example/${token}`, "host"],
+			[`svc://a/example.org/${token.slice(1)}`, "token"],
+			[`svc://a/example.org/${token.slice(1)}=`, "token"],
+			[`svc://ab/example.org/${token}`, "link"],
+		] as const) {
+			refused(() => parseAppLink(link), at);
+		}
+	});
+});
+
+describe("svc://present", () => {
+	// Percent-encoded as the spec asks (URLSearchParams would write a space as `+`, a plus sign here).
+	const q = (params: Record<string, string>) =>
+		`svc://present?${Object.entries(params)
+			.map(([k, v]) => `${k}=${encodeURIComponent(v)}`)
+			.join("&")}`;
+	const good = {
+		client_id: "https://shop.example",
+		response_uri: "https://shop.example/presented?x=1",
+		nonce: "n-0123456789",
+	};
+	test("the required three; the optional four percent-decoded", () => {
+		assert.deepEqual(parseAppLink(q(good)), {
+			kind: "present",
+			clientId: "https://shop.example",
+			responseUri: "https://shop.example/presented?x=1",
+			nonce: "n-0123456789",
+			claims: [],
+		});
+		assert.deepEqual(
+			parsePresentLink(
+				q({
+					...good,
+					state: "s.1",
+					type: "membership",
+					issuers: "attest.test,club.example",
+					claims: "member,club",
+				}),
+			),
+			{
+				kind: "present",
+				clientId: "https://shop.example",
+				responseUri: "https://shop.example/presented?x=1",
+				nonce: "n-0123456789",
+				state: "s.1",
+				type: "membership",
+				issuers: ["attest.test", "club.example"],
+				claims: ["member", "club"],
+			},
+		);
+	});
+	test("loopback services only with allowLoopback (development)", () => {
+		const local = { ...good, client_id: "http://127.0.0.1:3000", response_uri: "http://127.0.0.1:3000/r" };
+		refused(() => parsePresentLink(q(local)), "client_id");
+		assert.equal(parsePresentLink(q(local), { allowLoopback: true }).clientId, "http://127.0.0.1:3000");
+	});
+	test("a malformed part refuses the link whole, naming it", () => {
+		const { nonce: _n, ...noNonce } = good;
+		const { response_uri: _r, ...noResponse } = good;
+		for (const [link, at] of [
+			[q(noNonce), "nonce"],
+			[q(noResponse), "response_uri"],
+			[q({ ...good, client_id: "https://shop.example/" }), "client_id"],
+			[q({ ...good, client_id: "http://shop.example" }), "client_id"],
+			[q({ ...good, response_uri: "https://evil.example/presented" }), "response_uri"],
+			[q({ ...good, response_uri: "https://shop.example/p#frag" }), "response_uri"],
+			[q({ ...good, nonce: "short" }), "nonce"],
+			[q({ ...good, nonce: "has space in it" }), "nonce"],
+			[q({ ...good, nonce: "x".repeat(257) }), "nonce"],
+			[q({ ...good, state: "no spaces here" }), "state"],
+			[q({ ...good, type: "two words" }), "type"],
+			[q({ ...good, issuers: "attest.test,Attest.test" }), "issuers"],
+			[q({ ...good, issuers: "attest.test,attest.test" }), "issuers"],
+			[q({ ...good, issuers: "" }), "issuers"],
+			[q({ ...good, claims: "member,member" }), "claims"],
+			[q({ ...good, claims: "member,club-name" }), "claims"],
+			[`${q(good)}&nonce=again-0123`, "nonce"],
+			[`${q(good)}&redirect_uri=https%3A%2F%2Fshop.example`, "redirect_uri"],
+		] as const) {
+			refused(() => parseAppLink(link), at);
+		}
 	});
 });
 

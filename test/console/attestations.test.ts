@@ -136,7 +136,9 @@ describe("attestations in the console", { timeout: 600_000 }, () => {
 					lang,
 					viewport,
 					...(prepare ? { prepare } : {}),
-					...(lang === "en" || size === "phone" ? { screenshot: name } : {}),
+					...(lang === "en" || size === "phone"
+						? { screenshot: name === "attestations" ? "attestations-on" : name }
+						: {}),
 				});
 				if (violations.length > 0) found.push(`${name}:\n${describeViolations(violations)}`);
 			}

@@ -278,13 +278,13 @@ describe("requests and answering in the console", { timeout: 600_000 }, () => {
 		await first.getByLabel(/^Item/).fill("Bank account (IBAN)");
 		assert.equal(
 			await first.getByLabel(/^Key/).inputValue(),
-			"bank-account-iban",
+			"bank_account_iban",
 			"the key follows the label",
 		);
 		await pageA.getByRole("button", { name: "Add an item" }).click();
 		const second = pageA.getByRole("group", { name: "Item 2" });
 		await second.getByLabel(/^Item/).fill("Start date");
-		await second.getByLabel(/^Key/).fill("bank-account-iban");
+		await second.getByLabel(/^Key/).fill("bank_account_iban");
 		await second.getByLabel("Type").selectOption({ label: "Date" });
 		await second.getByLabel("Responders must answer it").uncheck();
 		await pageA.getByRole("button", { name: "Create the request" }).click();
@@ -294,7 +294,7 @@ describe("requests and answering in the console", { timeout: 600_000 }, () => {
 		await pageA.getByRole("button", { name: "Create the request" }).click();
 		await screenReady(pageA, "Payroll details");
 		const asks = pageA.getByRole("table", { name: "Items the request asks for" });
-		assert.match(String(await asks.textContent()), /Bank account \(IBAN\).*bank-account-iban.*Text.*Yes/s);
+		assert.match(String(await asks.textContent()), /Bank account \(IBAN\).*bank_account_iban.*Text.*Yes/s);
 		assert.match(String(await asks.textContent()), /Start date.*start.*Date.*No/s);
 	});
 

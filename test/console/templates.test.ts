@@ -66,7 +66,7 @@ describe("the templates screen", { timeout: 300_000 }, () => {
 
 		await page.getByLabel("Name", { exact: false }).first().fill("Tenant application");
 		await field(0).getByLabel("Label").fill("Full name");
-		assert.equal(await field(0).getByLabel("Key").inputValue(), "full-name");
+		assert.equal(await field(0).getByLabel("Key").inputValue(), "full_name");
 		await field(0).getByLabel("Required", { exact: true }).check();
 		await page.getByRole("button", { name: "Add a field" }).click();
 		assert.equal((await focused(page)).tag, "input", "the new field's label takes the focus");
@@ -85,7 +85,7 @@ describe("the templates screen", { timeout: 300_000 }, () => {
 		const [tpl] = await stored();
 		assert.equal(tpl?.name, "Tenant application");
 		assert.deepEqual(tpl?.items, [
-			{ key: "full-name", label: "Full name", type: "text", required: true },
+			{ key: "full_name", label: "Full name", type: "text", required: true },
 			{ key: "email", label: "Email", type: "email", required: false },
 			{
 				key: "payslip",
@@ -101,7 +101,7 @@ describe("the templates screen", { timeout: 300_000 }, () => {
 		await page.getByRole("link", { name: "Edit Tenant application" }).click();
 		await screenReady(page, "Edit “Tenant application”");
 		await page.getByLabel("Name", { exact: false }).first().fill("Tenancy");
-		await field(1).getByLabel("Key").fill("full-name");
+		await field(1).getByLabel("Key").fill("full_name");
 		await page.getByRole("button", { name: "Save" }).click();
 		await field(1).getByText("Field 1 has this key already").waitFor();
 		await field(1).getByLabel("Key").fill("email");
@@ -134,7 +134,7 @@ describe("the templates screen", { timeout: 300_000 }, () => {
 		await apiCall(server, token, "POST", "/api/collections/templates/records", {
 			name: "Tenant application",
 			items: [
-				{ key: "full-name", label: "Full name", type: "text", required: true },
+				{ key: "full_name", label: "Full name", type: "text", required: true },
 				{ key: "iban", label: "IBAN", type: "text", required: false, description: "For the deposit." },
 			],
 		});

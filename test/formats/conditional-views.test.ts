@@ -113,7 +113,8 @@ describe("ETags and views on the share page", () => {
 		assert.equal(probe.status, "expired");
 		const gone = await page(t.app, s.slug);
 		assert.equal(gone.statusCode, 404);
-		assert.ok(gone.body.includes("This share has expired."));
+		assert.ok(gone.body.includes("every view has been used"), "the page says the views are used up");
+		assert.ok(!gone.body.includes("link_expired"), "never the raw code");
 		for (const format of ["csv", "vcf", "ics"]) {
 			const res = await page(t.app, s.slug, { format, headers: { "if-none-match": tag } });
 			assert.equal(res.statusCode, 404, format);
@@ -145,9 +146,10 @@ describe("ETags and views on the share page", () => {
 		assert.equal((await page(t.app, s.slug, { headers: { "if-none-match": tag } })).statusCode, 304);
 	});
 
-	test("an answer's caching: revalidated every time; a page with download buttons is not kept", async () => {
+	test("an answer's caching: revalidated every time; a page with download buttons or save-a-copy links is not kept", async () => {
 		const s = await share();
-		assert.equal((await page(t.app, s.slug)).headers["cache-control"], "private, no-cache");
+		// The contact share's page offers its formats, each link good once: not kept.
+		assert.equal((await page(t.app, s.slug)).headers["cache-control"], "private, no-store");
 		assert.equal(
 			(await page(t.app, s.slug, { format: "vcf" })).headers["cache-control"],
 			"private, no-cache",

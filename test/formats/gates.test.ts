@@ -54,8 +54,9 @@ describe("gates of the share page", () => {
 			const s = await share({ password: "open sesame" });
 			const doc = html((await page(t.app, s.slug)).body);
 			const action = doc.must(doc.first("form"), "action");
+			// The page asks only for the password: the formats are offered once it is open.
 			const names = [...doc.byTag("input"), ...doc.byTag("select")].map((e) => doc.attr(e, "name"));
-			assert.deepEqual(names, ["password", "format"]);
+			assert.deepEqual(names, ["password"]);
 
 			const wrong = await postForm(t.app, action.slice("/s/".length), { password: "guess", format: "html" });
 			assert.equal(wrong.statusCode, 403);
@@ -139,12 +140,28 @@ describe("gates of the share page", () => {
 	});
 
 	describe("paused, revoked, expired and unknown shares answer 404 in every format", () => {
-		const cases: [string, string, (s: { id: string }) => Promise<void>][] = [
-			["paused", "link_paused", async (s) => void (await patchLink(t.app, a, s.id, { status: "paused" }))],
-			["revoked", "link_revoked", async (s) => void (await patchLink(t.app, a, s.id, { status: "revoked" }))],
-			["expired by time", "link_expired", async () => clock.advance(2 * 3600_000)],
+		// The page says what happened in words, never the API's code (issue 39.6).
+		const cases: [string, string, string, (s: { id: string }) => Promise<void>][] = [
+			[
+				"paused",
+				"link_paused",
+				"Diese Freigabe ist pausiert",
+				async (s) => void (await patchLink(t.app, a, s.id, { status: "paused" })),
+			],
+			[
+				"revoked",
+				"link_revoked",
+				"Diese Freigabe wurde zurückgezogen",
+				async (s) => void (await patchLink(t.app, a, s.id, { status: "revoked" })),
+			],
+			[
+				"expired by time",
+				"link_expired",
+				"Diese Freigabe ist abgelaufen",
+				async () => clock.advance(2 * 3600_000),
+			],
 		];
-		for (const [name, code, make] of cases) {
+		for (const [name, code, heading, make] of cases) {
 			test(name, async () => {
 				const s = await share({ expiresAt: new Date(clock.now() + 3600_000).toISOString(), password: "pw" });
 				const tag = "*";
@@ -152,8 +169,8 @@ describe("gates of the share page", () => {
 				const res = await page(t.app, s.slug, { headers: { "accept-language": "de" } });
 				assert.equal(res.statusCode, 404);
 				assert.match(String(res.headers["content-type"]), /text\/html/);
-				assert.equal(html(res.body).textOf(html(res.body).first("h1")), "Diese Freigabe ist nicht verfügbar");
-				assert.ok(res.body.includes(code));
+				assert.equal(html(res.body).textOf(html(res.body).first("h1")), heading);
+				assert.ok(!res.body.includes(code), "no raw code on the page");
 				for (const format of ["csv", "vcf", "ics"]) {
 					const data = await page(t.app, s.slug, {
 						format,

@@ -51,15 +51,31 @@ describe("share formats", () => {
 		assert.equal(entries.get("Address"), "Hauptstr. 1\n10115 Berlin");
 		assert.equal(entries.get("IBAN"), "DE89 3704 0044 0532 0130 00");
 		assert.equal(entries.get("Birthday"), "May 1, 1990", "a date in the reader's language");
+		// The values and who shares them lead; saving, the limits, help and the checks follow.
 		const headings = doc.byTag("h2").map((h) => doc.textOf(h));
-		assert.deepEqual(headings.slice(0, 4), ["Who shares this", "Entries", "contact", "dates"]);
-		assert.ok(res.body.includes("Ann&#39;s vault"), "the sharer's name");
+		assert.deepEqual(headings, [
+			"Entries",
+			"contact",
+			"dates",
+			"Save a copy",
+			"About this share",
+			"What you can do",
+			"Who shares this",
+		]);
+		const lead = doc.first("p", (p) => doc.attr(p, "class") === "lead");
+		assert.equal(doc.textOf(lead), "Shared with you by Ann's vault");
 		assert.ok(res.body.includes("share.example"), "the server");
-		assert.match(res.body, /Not verified by this page/);
+		assert.match(res.body, /the app compares this key with the one share\.example publishes in its DNS/);
 		const links = doc.byTag("a").map((l) => doc.attr(l, "href"));
 		assert.ok(links.includes("mailto:ann@example.org"));
 		assert.ok(links.includes("tel:+491512345678"));
-		assert.ok(links.includes(`/s/${share.slug}?format=csv`));
+		// Each format that carries something, with its one-time token of this view.
+		for (const f of ["csv", "vcf", "ics"]) {
+			assert.ok(
+				links.some((l) => new RegExp(`^/s/${share.slug}\\?format=${f}&dl=[A-Za-z0-9_-]{43}$`).test(l ?? "")),
+				f,
+			);
+		}
 	});
 
 	test("CSV (csv-parse): a header, then one row per entry: section, key, name, value; UTF-8 with a BOM", async () => {
@@ -343,7 +359,8 @@ describe("share formats", () => {
 		assert.doesNotMatch(csp, /script-src|unsafe-inline/);
 		assert.equal(res.headers["x-robots-tag"], "noindex, nofollow");
 		assert.equal(res.headers["referrer-policy"], "no-referrer");
-		assert.equal(res.headers["cache-control"], "private, no-cache");
+		// Its save-a-copy links work once each: the page is not kept.
+		assert.equal(res.headers["cache-control"], "private, no-store");
 		const doc = html(res.body);
 		const sheet = doc.must(
 			doc.first("link", (l) => doc.attr(l, "rel") === "stylesheet"),

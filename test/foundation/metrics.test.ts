@@ -204,6 +204,7 @@ async function aRequest(store: Store, now: number): Promise<string> {
 			identity: null,
 			expires_at: null,
 			callback_url: "https://hooks.example/in",
+			allow_answer_signup: 0,
 			created: now,
 			updated: now,
 		})

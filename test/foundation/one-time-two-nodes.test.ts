@@ -1,6 +1,6 @@
 // One-time artefacts spent at once on two server processes on one database (spec "One-time
-// artefacts": each is spent on first presentation): a share's download token and archive token, a
-// passkey sign-in code, an OIDC consent ticket, an OIDC authorization code, and an invitation link
+// artefacts": each is spent on first presentation): a share's download token and archive token, the
+// share page's CSV token (docs/api.md "Share page and formats"), a passkey sign-in code, an OIDC consent ticket, an OIDC authorization code, and an invitation link
 // are each presented eight times at once, spread over both processes, and succeed exactly once.
 // On PostgreSQL the processes meet only in the database; on SQLite they share one database file
 // (WAL), which opens the window between a read and a write that one process never opens. A spend
@@ -121,6 +121,43 @@ describe(`one-time artefacts spent at once on two processes (${dialect})`, () =>
 			const share = await resolvedShare();
 			const path = `/api/public/links/${share.slug}/archive?dl=${share.archive}`;
 			once(await race((node) => publicGet(node, path)), 200, 401, "file_download_invalid");
+		}
+	});
+
+	test("the share page's CSV token serves its CSV once, under the page's one view", async () => {
+		const { a } = nodes;
+		for (let round = 0; round < ROUNDS; round++) {
+			const made = await fetch(
+				`${a.url}/api/collections/records/records`,
+				json("POST", session, { key: `email-${round}`, value: "ann@example.org" }),
+			);
+			assert.equal(made.status, 200, await made.clone().text());
+			const { id } = (await made.json()) as { id: string };
+			const link = await fetch(
+				`${a.url}/api/collections/links/records`,
+				json("POST", session, { label: "Once", records: [id], password: "open sesame" }),
+			);
+			const { slug, id: linkId } = (await link.json()) as { slug: string; id: string };
+			const opened = await fetch(`${a.url}/s/${slug}`, {
+				method: "POST",
+				headers: {
+					"content-type": "application/x-www-form-urlencoded",
+					accept: "text/html",
+					"x-forwarded-for": nextIp(),
+				},
+				body: "password=open+sesame",
+			});
+			assert.equal(opened.status, 200);
+			const href = /href="(\/s\/[^"]+\?format=csv&amp;dl=[^"]+)"/.exec(await opened.text())?.[1];
+			assert.ok(href, "the opened page links its CSV");
+			const path = href.replaceAll("&amp;", "&");
+			once(await race((node) => publicGet(node, path)), 200, 401, "file_download_invalid");
+			const reads = await fetch(
+				`${a.url}/api/collections/linkReads/records?filter=${encodeURIComponent(`link='${linkId}'`)}`,
+				{ headers: session },
+			);
+			const items = ((await reads.json()) as { items: { kind: string; view: number }[] }).items;
+			assert.deepEqual(items.map((r) => `${r.kind} ${r.view}`).sort(), ["csv 1", "page 1"]);
 		}
 	});
 

@@ -31,6 +31,7 @@ const OWNER: Record<keyof Database, string> = {
 	templates: "vault",
 	file_tokens: "vault",
 	notifications: "notifications",
+	notification_settings: "notifications",
 	links: "shares",
 	link_records: "shares",
 	link_sections: "shares",

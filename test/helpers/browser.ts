@@ -14,10 +14,12 @@ import {
 	type Page,
 	type ViewportSize,
 } from "playwright-core";
+import type { AppDeps } from "../../src/app.ts";
 import type { Config } from "../../src/config.ts";
 import { issueOperatorTicket, relyingParty, ticketUrl } from "../../src/features/passkeys/service.ts";
 import { makeApp, type TestApp } from "./app.ts";
 import { PasskeyClient } from "./passkeys.ts";
+import { pkce } from "./webauthn.ts";
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const ROOT = path.resolve(import.meta.dirname, "../..");
@@ -63,9 +65,9 @@ export interface Server {
 }
 
 /** A listening app on a free port (a browser needs a socket); the console is built on first use. */
-export async function startServer(overrides: Partial<Config> = {}): Promise<Server> {
+export async function startServer(overrides: Partial<Config> = {}, deps: AppDeps = {}): Promise<Server> {
 	const port = await freePort();
-	const t = await makeApp({ port, ...overrides });
+	const t = await makeApp({ port, ...overrides }, deps);
 	await t.app.listen({ port, host: "127.0.0.1" });
 	return { t, origin: `http://localhost:${port}`, api: `http://127.0.0.1:${port}`, close: () => t.close() };
 }
@@ -74,6 +76,19 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Serv
 export async function operatorTicket(server: Server, email: string): Promise<string> {
 	const issued = await issueOperatorTicket(server.t.app.store.db, email, server.t.app.clock.now());
 	return ticketUrl(relyingParty(server.t.app.config), issued.ticket);
+}
+
+/**
+ * The first owner as the README makes it with the defaults (sign-ups off): the operator's ticket,
+ * one passkey, a session token. Over HTTP without a browser.
+ */
+export async function ticketAccount(server: Server, email: string, name = email.split("@")[0]) {
+	const issued = await issueOperatorTicket(server.t.app.store.db, email, server.t.app.clock.now());
+	const client = new PasskeyClient(server.t.app);
+	const { verifier, challenge } = pkce();
+	const res = await client.register({ ticket: issued.ticket, challenge, name });
+	if (res.statusCode !== 200) throw new Error(`register/finish ${res.statusCode}: ${res.body}`);
+	return client.redeem(res.json().code, verifier);
 }
 
 /** An account with one passkey and a session token, made over HTTP without a browser. */

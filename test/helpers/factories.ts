@@ -1,9 +1,11 @@
 // Factories (outline's buildUser habit): each test makes the accounts and credentials it needs.
+import type { JWK } from "jose";
 import type { App } from "../../src/app.ts";
 import { createAccount, createSession } from "../../src/features/accounts/service.ts";
 import type { AccountCaller } from "../../src/http/auth.ts";
 import { expandPermissions, type Role, rolePermissions } from "../../src/http/permissions.ts";
 import { newId, randomToken, sha256Hex } from "../../src/lib/crypto.ts";
+import { type DeviceKey, deviceKey } from "./device-key.ts";
 
 export interface TestAccount {
 	accountId: string;
@@ -31,6 +33,34 @@ export async function buildAccount(
 	);
 	const { token } = await createSession(app.store.db, accountId, now);
 	return { accountId, workspaceId, email, token, headers: { authorization: `Bearer ${token}` } };
+}
+
+export interface TestIdentity {
+	id: string;
+	fingerprint: string;
+	/** The device key the test holds for it. */
+	key: DeviceKey;
+	/** What a credential is bound to: the identity's fingerprint on this server, and its key. */
+	holder: { fingerprint: string; domain: string; jwk: JWK };
+}
+
+/** An identity of `who`'s active workspace, made through the API with a fresh device key. */
+export async function createIdentity(app: App, who: TestAccount, name = "Ada"): Promise<TestIdentity> {
+	const key = await deviceKey();
+	const made = await app.inject({
+		method: "POST",
+		url: "/api/collections/identities/records",
+		headers: who.headers,
+		payload: { name, publicKey: key.publicJwk },
+	});
+	if (made.statusCode !== 200) throw new Error(`identity not made: ${made.statusCode} ${made.body}`);
+	const { id, fingerprint } = made.json() as { id: string; fingerprint: string };
+	return {
+		id,
+		fingerprint,
+		key,
+		holder: { fingerprint, domain: app.config.domain, jwk: key.publicJwk as JWK },
+	};
 }
 
 /** Adds `account` to `workspaceId` with `role`. */

@@ -1,4 +1,4 @@
-// The role scenario table's runner: every row runs as an owner, an admin and a member, in a
+// The role scenario table's runner: every row runs as an owner, an admin, a member and a viewer, in a
 // workspace of two members and one of three. Expectations come from docs/api.md ("Permission
 // catalogue", the collections' Access lines, "Members and invitations"), never from what the
 // server answered. A refused row that names a target also checks the target did not change.
@@ -7,12 +7,14 @@ import { before, describe, test } from "node:test";
 import type { App } from "../../src/app.ts";
 import { addMember, buildAccount, type TestAccount } from "../helpers/factories.ts";
 
-export type Role = "owner" | "admin" | "member";
+export type Role = "owner" | "admin" | "member" | "viewer";
 type Method = "GET" | "POST" | "PATCH" | "DELETE";
 export const C = "/api/collections";
 
 export interface Team {
 	ws: string;
+	/** The actor's role. */
+	role: Role;
 	owner: TestAccount;
 	actor: TestAccount;
 	/** A member-role third person (three members, or the owner's team of two), else the owner. */
@@ -48,7 +50,7 @@ async function team(app: App, role: Role, size: 2 | 3): Promise<Team> {
 		other = owner;
 		otherRole = "owner";
 	}
-	return { ws, owner, actor, other, otherRole, peer: role === "owner" ? other : owner };
+	return { ws, role, owner, actor, other, otherRole, peer: role === "owner" ? other : owner };
 }
 
 /** A set-up call that must succeed (the second argument names it in a failure); answers the body. */
@@ -77,7 +79,11 @@ export async function make(app: App, tm: Team, who: TestAccount, collection: str
 		.id as string;
 }
 
-export const RANK: Record<Role, number> = { member: 1, admin: 2, owner: 3 };
+export const RANK: Record<Role, number> = { viewer: 1, member: 2, admin: 3, owner: 4 };
+/** Who changes the workspace's vault, shares, requests and templates: every role but a viewer. */
+export const writes = (r: Role) => r !== "viewer";
+/** Who sees hidden vault entries: owners and admins. */
+export const seesHidden = (r: Role) => r === "owner" || r === "admin";
 export const manages = (r: Role) => r === "owner" || r === "admin";
 
 export type Want = { ok: true } | { status: number; code: string };
@@ -129,7 +135,7 @@ async function view(app: App, tm: Team, target: Target) {
 /** One describe per role and team size, one test per row, in order. */
 export function roleTable(getApp: () => App, rows: Row[]): void {
 	for (const size of [2, 3] as const) {
-		for (const role of ["owner", "admin", "member"] as Role[]) {
+		for (const role of ["owner", "admin", "member", "viewer"] as Role[]) {
 			describe(`${role} in a workspace of ${size}`, () => {
 				let tm: Team;
 				before(async () => {

@@ -1,7 +1,7 @@
 // Every role against every workspace collection and action (list, create, view, update, delete),
 // allowed and refused, in a workspace of two members and one of three. Expectations follow
-// docs/api.md: the permission catalogue and its role rule (a member holds all but members:write and
-// attestations:issue), each collection's Access line, "API keys" (a member sees and revokes their
+// docs/api.md: the permission catalogue and its role rule (a member holds all but members:write,
+// attestations:issue and vault:hidden; a viewer only the read permissions), each collection's Access line, "API keys" (a member sees and revokes their
 // own keys, a holder of members:write every one; another's answers 404) and the identities rule
 // (revoke and delete: the creator or an owner/admin). Targets are made by someone other than the
 // actor, so "allowed" means the workspace's, not merely one's own.
@@ -15,6 +15,7 @@ import {
 	C,
 	make,
 	manages,
+	memberId,
 	needs,
 	notFound,
 	notOffered,
@@ -25,6 +26,7 @@ import {
 	type Target,
 	type Team,
 	type Want,
+	writes,
 } from "./role-table.ts";
 
 let t: TestApp;
@@ -38,6 +40,7 @@ const items = [{ key: "name", label: "Name", type: "text", required: true }];
 type Expect = (role: Role, tm: Team) => Want;
 const everyone: Expect = () => ok;
 const managers: Expect = (r) => needs(manages(r));
+const writers: Expect = (r) => needs(writes(r));
 
 /** View, update (when `patch` is given) and delete one fresh target each. */
 function actions(
@@ -96,9 +99,31 @@ async function connection(tm: Team): Promise<Target> {
 	return { collection: "connections", id, viewer: tm.peer };
 }
 
+/** The actor's own identity; a viewer makes it as a member first, then is a viewer again. */
+async function yourIdentity(tm: Team): Promise<Target> {
+	if (tm.role !== "viewer") return made("identities", actor, identity)(tm);
+	await setRole(tm, "member");
+	try {
+		return await made("identities", actor, identity)(tm);
+	} finally {
+		await setRole(tm, "viewer");
+	}
+}
+
+async function setRole(tm: Team, role: Role) {
+	const id = await memberId(t.app, tm, tm.actor);
+	const res = await t.app.inject({
+		method: "PATCH",
+		url: `${C}/members/records/${id}`,
+		headers: { ...tm.owner.headers, "x-workspace": tm.ws },
+		payload: { role },
+	});
+	if (res.statusCode !== 200) throw new Error(`role change: ${res.statusCode} ${res.body}`);
+}
+
 const attestation = () => ({ type: "https://registry.example/member", claims: { member: true } });
 
-/** The vault, shares, requests and templates: every role holds their read and write permissions. */
+/** The vault, shares, requests and templates: every role reads them, all but a viewer change them. */
 const held = [
 	{ collection: "records", body: () => ({ key: "k", value: "v" }), patch: { value: "w" } },
 	{ collection: "sections", body: () => ({ key: `s${rand()}`, name: "S" }), patch: { name: "T" } },
@@ -135,32 +160,33 @@ const rows: Row[] = [
 			method: "POST",
 			url: () => `${C}/${collection}/records`,
 			body,
-			expect: everyone,
+			expect: writers,
 		},
 		...actions(`another's ${collection}`, made(collection, peer, body), patch, {
 			view: everyone,
-			update: everyone,
-			delete: everyone,
+			update: writers,
+			delete: writers,
 		}),
 	]),
 
-	// Identities: sessions hold identity:write for their own account; revoke and delete are the
-	// creator's or an owner's/admin's.
+	// Identities: every role but a viewer holds identity:write (certifying changes the workspace);
+	// revoke and delete are the creator's or an owner's/admin's. A viewer's own identity is one it
+	// made while it was a member: as a viewer it changes nothing, that identity included.
 	{
 		name: "create an identity",
 		method: "POST",
 		url: () => `${C}/identities/records`,
 		body: identity,
-		expect: everyone,
+		expect: writers,
 	},
 	...actions(
 		"your identity",
-		made("identities", actor, identity),
+		yourIdentity,
 		{ status: "revoked" },
 		{
 			view: everyone,
-			update: everyone,
-			delete: everyone,
+			update: writers,
+			delete: writers,
 		},
 	),
 	...actions(
@@ -243,7 +269,7 @@ const rows: Row[] = [
 		{
 			view: everyone,
 			update: () => notOffered,
-			delete: everyone,
+			delete: writers,
 		},
 	),
 

@@ -1,6 +1,7 @@
 // Every role against the workspace, its members, invitations and API keys' reach, allowed and
 // refused, in a workspace of two members and one of three. Expectations follow docs/api.md: owner
-// and admin hold every permission, member all but members:write and attestations:issue; nobody
+// and admin hold every permission, member all but members:write, attestations:issue and
+// vault:hidden, viewer only the read permissions; nobody
 // gives, changes or removes a role above their own; a workspace keeps an owner. The other
 // collections' rows are in roles-collections.test.ts.
 import { after, before } from "node:test";
@@ -68,7 +69,7 @@ const rows: Row[] = [
 		expect: (r) => needs(manages(r)),
 	},
 	// Invitations: members:write, never above your own role; revoked with DELETE; never edited.
-	...(["member", "admin", "owner"] as Role[]).map(
+	...(["viewer", "member", "admin", "owner"] as Role[]).map(
 		(invited): Row => ({
 			name: `invite as ${invited}`,
 			method: "POST",

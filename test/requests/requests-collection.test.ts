@@ -88,6 +88,7 @@ describe("requests: create, read, change, delete", () => {
 				identity: null,
 				expiresAt: "2030-02-01T00:00:00.000Z",
 				callbackUrl: "https://hooks.example.org/svc?x=1",
+				allowAnswerSignup: false,
 				created: new Date(clock.now()).toISOString(),
 				updated: new Date(clock.now()).toISOString(),
 			},
@@ -482,6 +483,7 @@ describe("requests: status and the public probe", () => {
 			requireHandshake: false,
 			allowExtraFields: true,
 			identityScope: "any",
+			answerSignup: false,
 			template: [item("name", { required: true })],
 			requester: { name: workspace.name, domain: t.app.config.domain },
 			server: {

@@ -10,7 +10,7 @@ import { shellMessages } from "./i18n/messages.ts";
 import { refreshUnread, watchUnread } from "./notifications-count.ts";
 import { Link, navigate, type Route, under, useRoute } from "./router.ts";
 import type { ScreenProps } from "./screen.ts";
-import { activeWorkspace, endSession, me, sessionToken, takeHandoff } from "./session.ts";
+import { activeWorkspace, askOpenTabs, endSession, me, sessionToken, takeHandoff } from "./session.ts";
 import { navScreens, orderedScreens, type RegisteredScreen, Shell } from "./shell.tsx";
 import { useObservable } from "./state.ts";
 import { Loading, Notice, Page } from "./ui/index.ts";
@@ -133,6 +133,8 @@ export function App() {
 					setHandoffFailed(true);
 				}
 			}
+			// A new tab of this browser takes the session of an open one rather than signing in again.
+			if (!sessionToken.get()) await askOpenTabs();
 			if (sessionToken.get()) {
 				try {
 					await loadMe();

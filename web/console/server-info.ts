@@ -1,11 +1,18 @@
 // What the server tells the page about itself, as data attributes of <body> (the CSP allows no
-// inline script): its domain and whether anyone may sign up.
+// inline script): its domain and what the operator turned on (sign-ups, issuing attestations), so
+// a screen of a feature that is off says so before anyone fills its form.
 export interface ServerInfo {
 	domain: string;
 	signups: boolean;
+	/** ALLOW_ATTESTATIONS: off by default. */
+	attestations: boolean;
 }
 
 export function serverInfo(): ServerInfo {
 	const data = document.body.dataset;
-	return { domain: data.domain ?? location.hostname, signups: data.signups === "true" };
+	return {
+		domain: data.domain ?? location.hostname,
+		signups: data.signups === "true",
+		attestations: data.attestations === "true",
+	};
 }

@@ -1,5 +1,7 @@
 // Who is signed in. The session token lives in sessionStorage (this tab only, gone when it closes)
-// and in memory; the active workspace is remembered per tab too and sent as X-Workspace.
+// and in memory, never in localStorage; the active workspace is remembered per tab too and sent as
+// X-Workspace. A new tab of the same browser takes the session from an open tab over a
+// BroadcastChannel (see `askOpenTabs`), and a sign-out in one tab ends it in all.
 import { Observable } from "./state.ts";
 
 export interface Account {
@@ -14,7 +16,7 @@ export interface Workspace {
 	id: string;
 	name: string;
 	personal: boolean;
-	role: "owner" | "admin" | "member";
+	role: "owner" | "admin" | "member" | "viewer";
 	created: string;
 	updated: string;
 }
@@ -25,6 +27,8 @@ export interface Me {
 	workspaces: Workspace[];
 	workspace: string;
 	scopes: string[];
+	/** An answer-only account: it answers requests and keeps its answers (no keys, workspaces, identities). */
+	answerOnly?: boolean;
 }
 
 const TOKEN_KEY = "svc.session";
@@ -63,19 +67,101 @@ export function startSession(token: string): void {
 	sessionToken.set(token);
 }
 
-/** Forgets the session here (the server side is ended by POST /api/auth/logout). */
+/**
+ * Forgets the session here (the server side is ended by POST /api/auth/logout) and in the other
+ * tabs that hold the same one.
+ */
 export function endSession(reason: string | null = null): void {
+	const token = sessionToken.get();
 	me.set(null);
 	activeWorkspace.set(null);
 	signOutReason.set(reason);
 	sessionToken.set(null);
+	if (token) post({ type: "ended", token, reason });
 }
 
-/** What every session holds for its own account besides its role's scopes (docs/api.md, Collections API). */
-const SESSION_SCOPES = ["workspace:*", "passkey:*", "apikey:*", "identity:write"];
+/**
+ * The tabs of one browser talk over this channel: a BroadcastChannel reaches only pages of the
+ * same origin in the same browser profile, so never another browser, another profile or a private
+ * window. Messages: `ask` (a tab without a session), `session` (the answer of a tab with one),
+ * `ended` (a tab ended its session: the tabs holding the same token end theirs too).
+ */
+type TabMessage =
+	| { type: "ask" }
+	| { type: "session"; token: string; workspace: string | null }
+	| { type: "ended"; token: string; reason: string | null };
+
+const channel = openChannel();
+
+function openChannel(): BroadcastChannel | null {
+	try {
+		const opened = new BroadcastChannel("svc.session");
+		opened.onmessage = (event: MessageEvent<TabMessage>) => onTabMessage(event.data);
+		return opened;
+	} catch {
+		// No BroadcastChannel: each tab signs in on its own, as before.
+		return null;
+	}
+}
+
+function post(message: TabMessage): void {
+	try {
+		channel?.postMessage(message);
+	} catch {
+		// A closed channel (the page is going away) has no one to tell.
+	}
+}
+
+function onTabMessage(message: TabMessage | null): void {
+	if (!message || typeof message !== "object") return;
+	const token = sessionToken.get();
+	if (message.type === "ask" && token) post({ type: "session", token, workspace: activeWorkspace.get() });
+	if (message.type === "ended" && token !== null && message.token === token) {
+		me.set(null);
+		activeWorkspace.set(null);
+		signOutReason.set(message.reason);
+		sessionToken.set(null);
+	}
+}
+
+/**
+ * Asks the open tabs of this browser for their session and takes the first answer within
+ * `waitMs`. A new tab, or a reloaded one whose sessionStorage was cleared, then starts signed in.
+ * Resolves true when a session was taken.
+ */
+export function askOpenTabs(waitMs = 150): Promise<boolean> {
+	if (!channel || sessionToken.get()) return Promise.resolve(Boolean(sessionToken.get()));
+	const asking = channel;
+	return new Promise((resolve) => {
+		const listen = (event: MessageEvent<TabMessage>) => {
+			const answer = event.data;
+			if (answer?.type !== "session" || typeof answer.token !== "string") return;
+			finish(answer);
+		};
+		const timer = setTimeout(() => finish(null), waitMs);
+		function finish(answer: Extract<TabMessage, { type: "session" }> | null) {
+			clearTimeout(timer);
+			asking.removeEventListener("message", listen);
+			if (answer && !sessionToken.get()) {
+				if (typeof answer.workspace === "string") activeWorkspace.set(answer.workspace);
+				startSession(answer.token);
+			}
+			resolve(Boolean(sessionToken.get()));
+		}
+		asking.addEventListener("message", listen);
+		post({ type: "ask" });
+	});
+}
+
+/**
+ * What every session holds for its own account besides its role's scopes (docs/api.md, Collections
+ * API); `identity:write` comes with the role (every role but a viewer's).
+ */
+const SESSION_SCOPES = ["workspace:*", "passkey:*", "apikey:*", "credential:*"];
 
 export function hasScope(scope: string): boolean {
-	const scopes = [...(me.get()?.scopes ?? []), ...SESSION_SCOPES];
+	const own = me.get()?.answerOnly ? ["workspace:read", "passkey:*"] : SESSION_SCOPES;
+	const scopes = [...(me.get()?.scopes ?? []), ...own];
 	const [resource] = scope.split(":");
 	return scopes.includes(scope) || scopes.includes(`${resource}:*`);
 }

@@ -1,8 +1,11 @@
 // The frame around every screen: skip link, header (workspace, notifications, language, account),
-// navigation built from the screen registry, and the main landmark.
+// navigation built from the screen registry, and the main landmark. On a narrow screen the header
+// is one row (the name and a Menu button, a disclosure) and the controls and navigation open below
+// it on demand; the menu closes on a move, on Escape (focus back on the button) and on a wide screen.
 
 import { screens } from "virtual:screens";
-import type { ComponentChildren } from "preact";
+import type { ComponentChildren, RefObject } from "preact";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { loadMe, signOut } from "./auth/passkey.ts";
 import { format, LOCALES, type Locale, setLocale, useLocale, useT } from "./i18n/index.ts";
 import { shellMessages } from "./i18n/messages.ts";
@@ -110,15 +113,17 @@ function Account() {
 	);
 }
 
-function Nav() {
+function Nav({ id }: { id: string }) {
 	const t = useT(shellMessages);
 	const lang = useLocale();
 	const { path } = useRoute();
 	useObservable(me); // the list depends on the scopes of the active workspace
+	// Notifications are linked once, in the header, with their unread count.
+	const listed = navScreens().filter((s) => s.id !== "notifications");
 	return (
-		<nav class="sidenav" aria-label={t("mainNav")}>
+		<nav class="sidenav" id={id} aria-label={t("mainNav")}>
 			<ul>
-				{navScreens().map((s) => (
+				{listed.map((s) => (
 					<li key={s.id}>
 						<Link href={s.path} aria-current={under(path, s.path) ? "page" : undefined}>
 							{format(s.messages, lang, s.navLabel)}
@@ -139,28 +144,103 @@ function LiveRegion() {
 	);
 }
 
+/** The Menu button of a narrow screen: a disclosure of the header's controls and the navigation. */
+function MenuButton({
+	open,
+	controls,
+	onToggle,
+	button,
+}: {
+	open: boolean;
+	controls: string;
+	onToggle: () => void;
+	button: RefObject<HTMLButtonElement>;
+}) {
+	const t = useT(shellMessages);
+	const count = useObservable(unreadCount);
+	return (
+		<button
+			ref={button}
+			type="button"
+			class="btn btn-secondary menu-button"
+			aria-expanded={open}
+			aria-controls={controls}
+			onClick={onToggle}
+		>
+			<span class="menu-icon" aria-hidden="true" />
+			{t("menu")}
+			{count ? (
+				<>
+					{" "}
+					<span class="count">{count > 99 ? "99+" : count}</span>
+					<span class="visually-hidden"> {t("unreadNotifications")}</span>
+				</>
+			) : null}
+		</button>
+	);
+}
+
+/** Whether the console is as narrow as a phone (the stylesheet's 48rem break). */
+const NARROW = "(max-width: 48rem)";
+
+/** The narrow screen's menu: closed at first, after each move, and on Escape (focus back on its button). */
+function useMenu() {
+	const [open, setOpen] = useState(false);
+	const button = useRef<HTMLButtonElement>(null);
+	const { path } = useRoute();
+	useEffect(() => setOpen(false), [path]);
+	useEffect(() => {
+		if (!open) return;
+		const onKey = (e: KeyboardEvent) => {
+			if (e.key !== "Escape" || document.querySelector("dialog[open]")) return;
+			setOpen(false);
+			button.current?.focus();
+		};
+		const wide = window.matchMedia(NARROW);
+		const onWide = () => !wide.matches && setOpen(false);
+		document.addEventListener("keydown", onKey);
+		wide.addEventListener("change", onWide);
+		return () => {
+			document.removeEventListener("keydown", onKey);
+			wide.removeEventListener("change", onWide);
+		};
+	}, [open]);
+	return { open, setOpen, button };
+}
+
 export function Shell({ signedIn, children }: { signedIn: boolean; children: ComponentChildren }) {
 	const t = useT(shellMessages);
 	const info = serverInfo();
+	const menu = useMenu();
+	// Only a signed-in header folds away: a signed-out one holds the language switch alone.
+	const folded = signedIn && !menu.open ? " menu-closed" : "";
 	return (
 		<>
 			<a class="skip-link" href="#main">
 				{t("skip")}
 			</a>
-			<header class="topbar">
+			<header class={`topbar${folded}`}>
 				<div class="brand">
 					<Link href="/">{t("appName")}</Link>
 					<span class="brand-domain">{info.domain}</span>
 				</div>
-				<div class="topbar-controls">
+				{signedIn ? (
+					<MenuButton
+						open={menu.open}
+						controls="console-controls console-nav"
+						onToggle={() => menu.setOpen(!menu.open)}
+						button={menu.button}
+					/>
+				) : null}
+				<div class="topbar-controls" id="console-controls">
 					{signedIn ? <WorkspaceSwitch /> : null}
 					{signedIn ? <NotificationsLink /> : null}
 					<LanguageSwitch />
 					{signedIn ? <Account /> : null}
 				</div>
 			</header>
-			<div class={signedIn ? "layout" : "layout layout-public"}>
-				{signedIn ? <Nav /> : null}
+			<div class={`${signedIn ? "layout" : "layout layout-public"}${folded}`}>
+				{signedIn ? <Nav id="console-nav" /> : null}
 				<main id="main" tabIndex={-1}>
 					{children}
 				</main>

@@ -29,6 +29,7 @@ import {
 	serverOrigin,
 	sessionFor,
 } from "../sessions.ts";
+import { CREDENTIAL_HELP, CREDENTIAL_OPTIONS, openOfferLink, openPresentLink } from "./credentials.ts";
 import { openToolLink, TOOL_HELP, TOOL_OPTIONS } from "./tools.ts";
 
 /** The page's code is good two minutes and the ceremony five: a sign-in older than this is stale. */
@@ -68,13 +69,8 @@ async function completeSignIn(link: AuthLink): Promise<{ server: string; account
 	return { server: pending.server, account };
 }
 
-/** Link kinds whose server side exists but which neither svc nor the console acts on (docs/cli.md). */
+/** Link kinds whose server side exists but which svc does not act on (docs/cli.md). */
 const NOT_HANDLED = new Map([
-	[
-		"a",
-		"accepting an attestation offer is not done by svc or the console yet; the server takes it at POST /api/credentials/claim",
-	],
-	["present", "presenting a credential is not done by svc or the console yet"],
 	["signin", "a service's sign-in runs in the browser, on your server's /oidc/authorize page"],
 ]);
 
@@ -217,11 +213,13 @@ function loopbackServer(flag: string | undefined): boolean {
 const open: Command = {
 	name: "svc open",
 	summary:
-		"Opens a svc:// link as the owner's app: svc://auth completes a sign-in this device started; svc://connect connects a tool and svc://p turns its proposal into a share, after showing its address, its claimed name and the check code.",
+		"Opens a svc:// link as the owner's app: svc://auth completes a sign-in this device started; svc://connect connects a tool and svc://p turns its proposal into a share, after showing its address, its claimed name and the check code; svc://a accepts an attestation offer with an identity on this device; svc://present presents a held credential to a service.",
 	help: `<svc://link> [--yes] [--allow-revoke] [--allow-hand-over] [--no-browser]
+           [--identity <ref>] [--credential <id>] [--withhold <claims>]
 
-${TOOL_HELP}`,
-	options: TOOL_OPTIONS,
+${TOOL_HELP}
+${CREDENTIAL_HELP}`,
+	options: { ...TOOL_OPTIONS, ...CREDENTIAL_OPTIONS },
 	args: { min: 1, max: 1 },
 	async run(ctx) {
 		const text = ctx.positionals[0] as string;
@@ -238,6 +236,10 @@ ${TOOL_HELP}`,
 			case "connect":
 			case "proposal":
 				return openToolLink(ctx, link, text);
+			case "offer":
+				return openOfferLink(ctx, link);
+			case "present":
+				return openPresentLink(ctx, link);
 		}
 	},
 };

@@ -80,7 +80,7 @@ function nameFor(link: ToolLink): string {
 }
 
 /** Asks a yes/no question on the terminal; anything but y/yes is no. */
-function ask(question: string): Promise<boolean> {
+export function ask(question: string): Promise<boolean> {
 	// Not readline's terminal mode: the terminal echoes the answer, and no cursor codes are written.
 	const rl = readline.createInterface({ input: process.stdin, output: process.stderr, terminal: false });
 	return new Promise((resolve) => {

@@ -6,6 +6,7 @@ import type { Api } from "../api.ts";
 import { type Command, readSecret, secretOptions } from "../command.ts";
 import { CliError, EXIT, UsageError } from "../errors.ts";
 import { dateOnly, formatBytes, note, printJson, printLine, printTable, progressBar } from "../output.ts";
+import { transferCommands } from "./vault-transfer.ts";
 
 export interface VaultRecord {
 	id: string;
@@ -244,4 +245,4 @@ const remove: Command = {
 	},
 };
 
-export const vaultCommands = [list, get, set, upload, download, remove];
+export const vaultCommands = [list, get, set, upload, download, remove, ...transferCommands];

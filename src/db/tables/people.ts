@@ -13,6 +13,11 @@ export interface AccountTable {
 	id: string;
 	email: string;
 	name: string;
+	/** 1: made by an answer-only sign-up; its sessions hold the responder's scopes only. */
+	answer_only: number;
+	/** The request an answer-only account signed up to answer (null otherwise). */
+	signup_request: string | null;
+	signup_at: number | null;
 	created: number;
 	updated: number;
 }
@@ -89,6 +94,8 @@ export interface PasskeyCeremonyTable {
 	ticket_hash: string | null;
 	/** Registration begun from an invitation: the invitation accepted when it finishes. */
 	invitation_hash: string | null;
+	/** Registration begun as an answer-only sign-up: the request (id) it answers. */
+	answer_request: string | null;
 	created: number;
 	expires: number;
 }

@@ -22,6 +22,8 @@ export interface RequestTable {
 	identity: string | null;
 	expires_at: number | null;
 	callback_url: string | null;
+	/** 1: a responder without an account may sign up here to answer (answer-only account). */
+	allow_answer_signup: number;
 	created: number;
 	updated: number;
 }

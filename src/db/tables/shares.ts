@@ -40,7 +40,8 @@ export interface LinkSectionTable {
 export interface LinkTokenTable {
 	token_hash: string;
 	link: string;
-	kind: "download" | "archive";
+	/** `download` (bound to `record`), `archive`, or a data format of the share page (`csv`, `vcard`, `ical`). */
+	kind: "download" | "archive" | FormatTokenKind;
 	record: string | null;
 	view: number;
 	stamp_line: string | null;
@@ -50,7 +51,11 @@ export interface LinkTokenTable {
 	expires: number;
 }
 
-export type ReadKind = "api" | "page" | "addressbook" | "file" | "archive";
+/** The data formats the share page offers with a one-time token (docs/api.md "Share page and formats"). */
+export type FormatTokenKind = "csv" | "vcard" | "ical";
+
+/** How a share was read: a view taken (`api`, `page`, `addressbook`), or a token of a view spent. */
+export type ReadKind = "api" | "page" | "addressbook" | "file" | "archive" | FormatTokenKind;
 
 export interface LinkReadTable {
 	id: string;

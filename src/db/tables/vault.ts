@@ -60,6 +60,14 @@ export interface NotificationTable {
 	updated: number;
 }
 
+/** An account's choice for one notice kind; no row: the default (raised in-app). */
+export interface NotificationSettingTable {
+	account: string;
+	kind: string;
+	in_app: number;
+	updated: number;
+}
+
 export interface FileTokenTable {
 	token_hash: string;
 	account: string;

@@ -42,6 +42,10 @@ const Me = Type.Object({
 	workspaces: Type.Array(Workspace),
 	workspace: Type.String({ description: "the active workspace: `X-Workspace`, else the first" }),
 	scopes: Type.Array(Type.String(), { description: "what the session holds in the active workspace" }),
+	answerOnly: Type.Boolean({
+		description:
+			"an answer-only account (made by a request's sign-up): it answers requests and keeps its answers, nothing more",
+	}),
 });
 
 export const accountRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -66,6 +70,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox = async (app) => {
 				workspaces: await accountWorkspaces(app.store.db, caller.accountId),
 				workspace: caller.workspaceId,
 				scopes: [...caller.scopes],
+				answerOnly: caller.answerOnly === true,
 			};
 		},
 	);
@@ -93,6 +98,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox = async (app) => {
 		db: app.store.db,
 		rp,
 		allowSignups: app.config.allowSignups,
+		allowAnswerSignups: app.config.allowAnswerSignups,
 		now: app.clock.now(),
 	});
 	// The confirmation is a passkey ceremony: it runs at the server's own address only.

@@ -4,7 +4,7 @@ import type { Kysely, Transaction } from "kysely";
 import type { AccountTable, Database } from "../../db/schema.ts";
 import type { AccountCaller, SessionResolver } from "../../http/auth.ts";
 import { AppError } from "../../http/errors.ts";
-import { roleScopes } from "../../http/permissions.ts";
+import { answerOnlyScopes, roleScopes } from "../../http/permissions.ts";
 import { newId, randomToken, sha256Hex } from "../../lib/crypto.ts";
 import { normalizeEmail } from "../../lib/email.ts";
 import { createPersonalWorkspace } from "../workspaces/service.ts";
@@ -31,7 +31,7 @@ export interface NewAccount {
 /** Creates the account, its personal workspace and the owner membership in the given transaction. */
 export async function createAccount(
 	trx: Transaction<Database> | Kysely<Database>,
-	input: { email: string; name?: string; id?: string },
+	input: { email: string; name?: string; id?: string; answerOnlyFor?: string },
 	now: number,
 ): Promise<NewAccount> {
 	const email = normalizeEmail(input.email);
@@ -39,7 +39,16 @@ export async function createAccount(
 	// A passkey signup names the account id at begin (it is the WebAuthn user handle).
 	const accountId = input.id ?? newId();
 	const workspaceId = newId();
-	await store.insertAccount(trx, { id: accountId, email, name, created: now, updated: now });
+	await store.insertAccount(trx, {
+		id: accountId,
+		email,
+		name,
+		answer_only: input.answerOnlyFor === undefined ? 0 : 1,
+		signup_request: input.answerOnlyFor ?? null,
+		signup_at: input.answerOnlyFor === undefined ? null : now,
+		created: now,
+		updated: now,
+	});
 	await createPersonalWorkspace(trx, { id: workspaceId, accountId, accountName: name }, now);
 	return { accountId, workspaceId };
 }
@@ -74,12 +83,14 @@ export function sessionResolver(db: Kysely<Database>): SessionResolver {
 			}
 			return undefined;
 		}
+		const answerOnly = row.answer_only === 1;
 		const caller: AccountCaller = {
 			kind: "session",
 			accountId: row.accountId,
 			workspaceId: row.workspace,
-			scopes: roleScopes(row.role) ?? [],
+			scopes: answerOnly ? answerOnlyScopes(row.role) : (roleScopes(row.role) ?? []),
 			credentialId: row.sessionId,
+			...(answerOnly ? { answerOnly } : {}),
 		};
 		return caller;
 	};

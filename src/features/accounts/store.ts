@@ -38,11 +38,13 @@ export async function findSessionMembership(
 	let q = db
 		.selectFrom("sessions")
 		.innerJoin("members", "members.account", "sessions.account")
+		.innerJoin("accounts", "accounts.id", "sessions.account")
 		.select([
 			"sessions.id as sessionId",
 			"sessions.account as accountId",
 			"members.workspace",
 			"members.role",
+			"accounts.answer_only",
 		])
 		.where("sessions.token_hash", "=", tokenHash)
 		.where("sessions.expires", ">", now);

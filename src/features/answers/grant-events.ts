@@ -6,7 +6,7 @@ import type { Kysely, Transaction } from "kysely";
 import type { Database } from "../../db/schema.ts";
 import type { GrantEventName } from "../callbacks/service.ts";
 import { enqueueGrantEvent, enqueueGrantEvents, type GrantEventInput } from "../callbacks/service.ts";
-import { createNotification } from "../notifications/service.ts";
+import { raiseNotice } from "../notifications/service.ts";
 import {
 	changeLinkStatus,
 	expireLinks,
@@ -36,7 +36,7 @@ type AnswerOfLink = NonNullable<Awaited<ReturnType<typeof store.answerOfLink>>>;
 
 /** The requester learns in-app of a revoked answer (the request's creator, else its workspace's owner). */
 async function notifyRevoked(db: Db, answer: AnswerOfLink, now: number) {
-	await createNotification(
+	await raiseNotice(
 		db,
 		{
 			account: answer.request_account ?? answer.request_owner,
@@ -44,7 +44,7 @@ async function notifyRevoked(db: Db, answer: AnswerOfLink, now: number) {
 			kind: "answer_revoked",
 			title: `An answer to "${answer.request_label}" was revoked`,
 			body: "The responder revoked the answer; its values are no longer readable.",
-			data: { request: answer.request, responseId: answer.id },
+			data: { request: answer.request, label: answer.request_label, responseId: answer.id },
 		},
 		now,
 	);

@@ -3,8 +3,10 @@ import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Type } from "typebox";
 import { type AccountCaller, optionalCaller, requireAccount, requireScope } from "../../http/auth.ts";
 import { errors } from "../../http/schemas.ts";
+import { contentDisposition } from "../../lib/sniff.ts";
 import { createRemoteReader } from "../grants/service.ts";
 import { requestLinks } from "./collected.ts";
+import { answersCsv } from "./export.ts";
 import { onWorkspaceDeleted, registerAnswerHooks, sweepExpiredAnswers } from "./grant-events.ts";
 import { MAX_VALUE_LENGTH, submitAnswer } from "./submit.ts";
 
@@ -178,6 +180,42 @@ export const answerRoutes: FastifyPluginAsyncTypebox = async (app) => {
 				app.clock.now(),
 				readRemote,
 			);
+		},
+	);
+
+	app.get(
+		"/api/requests/:id/links.csv",
+		{
+			onRequest: requireAccount,
+			config: { rateLimit: app.limits.heavy },
+			schema: {
+				tags: ["requests"],
+				summary: "A request's answers as CSV, each value read live through its grant at export time",
+				description:
+					"Needs `request:read`. One row per answer, oldest first, as `GET /api/requests/{id}/links` reads them at this moment: `responseId`, `status`, `server` (remote answers), `identity`, `identifier`, `senderName`, `created`, `updated`, then one column per template key (and per extra key an answer gave), holding the value, or a file's name. An answer that is not active (paused, revoked, expired, unreachable) has its status and empty values. RFC 4180 with CRLF and a UTF-8 byte order mark; a cell a spreadsheet would run as a formula is led by an apostrophe. An attachment named after the request.",
+				security: [{ ApiKey: [] }, { Session: [] }],
+				params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 128 }) }),
+				response: {
+					200: Type.String({ description: "text/csv; charset=utf-8" }),
+					...errors(401, 403, 404, 429),
+				},
+			},
+		},
+		async (request, reply) => {
+			const caller = request.caller as AccountCaller;
+			requireScope(caller, "request:read");
+			const { label, csv } = await answersCsv(
+				db,
+				caller.workspaceId,
+				request.params.id,
+				app.clock.now(),
+				readRemote,
+			);
+			return reply
+				.type("text/csv; charset=utf-8")
+				.header("cache-control", "no-store")
+				.header("content-disposition", contentDisposition("attachment", `${label} answers.csv`))
+				.send(csv);
 		},
 	);
 };

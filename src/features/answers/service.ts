@@ -5,6 +5,7 @@
 import type { Kysely, Transaction } from "kysely";
 import type { Database, RequestAnswerTable } from "../../db/schema.ts";
 import { notifyAnswerRevoked } from "./grant-events.ts";
+import { notifyAnswered } from "./notices.ts";
 
 export type { RemoteReader, RemoteValue } from "./collected.ts";
 export { localProof, type OpenRequest, passRequestGates, type RequestGateInput } from "./gates.ts";
@@ -59,12 +60,16 @@ export function remoteAnswerOf(db: Db, server: string, grantId: string) {
 		.executeTakeFirst();
 }
 
-/** Writes a remote answer's row (grants/accept.ts): new, or the existing one updated with its id and creation kept. */
+/**
+ * Writes a remote answer's row (grants/accept.ts): new, or the existing one updated with its id and
+ * creation kept; the requester hears of it in-app as of a local answer.
+ */
 export async function keepRemoteAnswer(db: Db, row: RequestAnswerTable, exists: boolean): Promise<void> {
 	if (!exists) {
 		await db.insertInto("request_answers").values(row).execute();
-		return;
+	} else {
+		const { id, created: _created, ...changes } = row;
+		await db.updateTable("request_answers").set(changes).where("id", "=", id).execute();
 	}
-	const { id, created: _created, ...changes } = row;
-	await db.updateTable("request_answers").set(changes).where("id", "=", id).execute();
+	await notifyAnswered(db, row.id, exists, row.updated);
 }

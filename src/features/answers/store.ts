@@ -32,6 +32,8 @@ export function answerOfLink(db: Db, linkId: string) {
 		.select([
 			"request_answers.id",
 			"request_answers.request",
+			"request_answers.sender_name",
+			"request_answers.server",
 			"requests.label as request_label",
 			"requests.workspace as request_workspace",
 			"requests.account as request_account",

@@ -16,6 +16,7 @@ import { renewShare } from "../shares/service.ts";
 import { dropMinted, mintValue, recordKinds, setMintedValue } from "../vault/service.ts";
 import type { TemplateItem } from "../vault/templates/service.ts";
 import { localProof, passRequestGates } from "./gates.ts";
+import { notifyAnswered } from "./notices.ts";
 import * as store from "./store.ts";
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -259,6 +260,7 @@ export async function submitAnswer(
 				},
 				now,
 			);
+			await notifyAnswered(trx, linkId, existing !== undefined, now);
 			if (existing && (valuesChanged || entriesChanged || link.restarted)) {
 				await enqueueGrantEvent(
 					trx,

@@ -59,7 +59,7 @@ export function apiKeyRecord(row: ApiKeyTable): ApiKeyRecord {
 
 /** A vault scope is any scope on records or sections: a key never carries one (rule 6). */
 export function isVaultScope(scope: string): boolean {
-	return scope.startsWith("record:") || scope.startsWith("section:");
+	return scope.startsWith("record:") || scope.startsWith("section:") || scope.startsWith("hidden:");
 }
 
 const knownScopes = new Set(catalogue.flatMap((p) => p.scopes));
@@ -236,6 +236,9 @@ export function apiKeyResolver(db: Kysely<Database>): ApiKeyResolver {
 		}
 		const held = roleScopes(row.role) ?? [];
 		const scopes = (JSON.parse(row.scopes) as string[]).filter((s) => !isVaultScope(s) && hasScope(held, s));
+		// A key never opens the vault, but in what it may read (shares) it meets hidden entries as
+		// its creator's role does today: owners' and admins' keys see them, others' do not.
+		if (hasScope(held, "hidden:read")) scopes.push("hidden:read");
 		return {
 			kind: "apiKey",
 			accountId: row.account,

@@ -99,6 +99,8 @@ type Create = {
 /** ALLOW_ATTESTATIONS: issuing (create) is refused without it. */
 export interface AttestationDeps {
 	allowAttestations: boolean;
+	/** This server's status-list address (credential.ts `statusListUri`): revocation notices find holders by it. */
+	statusList: string;
 }
 
 export const attestationsCollection = defineCollection<
@@ -159,7 +161,7 @@ export const attestationsCollection = defineCollection<
 			);
 			return { id, headers: { "x-attestation-token": token, "cache-control": "no-store" } };
 		},
-		update: ({ db, now }, row) => revokeAttestation(db, row.id, now),
-		delete: ({ db, now }, row) => deleteAttestation(db, row.id, now),
+		update: ({ db, now, statusList }, row) => revokeAttestation(db, row.id, now, statusList),
+		delete: ({ db, now, statusList }, row) => deleteAttestation(db, row.id, now, statusList),
 	},
 });

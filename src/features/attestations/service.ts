@@ -14,6 +14,7 @@ import { invalidField, parseExpiry } from "../collections/fields.ts";
 import { fetchPeerStanding, identityByFingerprint, verifyPeerIdentity } from "../identity/service.ts";
 import type { KeyRing } from "../server/service.ts";
 import { type ClaimValue, issueCredential } from "./credential.ts";
+import { notifyCredentialRevoked } from "./notices.ts";
 import { revokePositions, takePosition } from "./status-list.ts";
 import * as store from "./store.ts";
 
@@ -123,17 +124,23 @@ export async function createAttestation(
 	return { id, token };
 }
 
-/** PATCH `status: revoked`: one-way; revoking again changes nothing. */
-export async function revokeAttestation(db: Db, id: string, now: number): Promise<void> {
+/**
+ * PATCH `status: revoked`: one-way; revoking again changes nothing. `statusList` is this server's
+ * status-list address: the credentials held here for it are found by it.
+ */
+export async function revokeAttestation(db: Db, id: string, now: number, statusList: string): Promise<void> {
 	await db.transaction().execute(async (trx) => {
-		await store.markRevoked(trx, id, now);
+		const before = await store.markRevoked(trx, id, now);
 		await revokePositions(trx, [id], now);
+		if (before) await notifyCredentialRevoked(trx, before, statusList, now);
 	});
 }
 
-export async function deleteAttestation(db: Db, id: string, now: number): Promise<void> {
+export async function deleteAttestation(db: Db, id: string, now: number, statusList: string): Promise<void> {
 	await db.transaction().execute(async (trx) => {
+		const before = await store.markRevoked(trx, id, now);
 		await revokePositions(trx, [id], now);
+		if (before) await notifyCredentialRevoked(trx, before, statusList, now);
 		await store.deleteAttestation(trx, id);
 	});
 }

@@ -20,13 +20,18 @@ export function attestationByTokenHash(db: Db, tokenHash: string) {
 }
 
 /** One-way: an attestation already revoked is left as it is. */
-export function markRevoked(db: Db, id: string, now: number) {
-	return db
+/** Revokes one attestation unless it already is; answers its status before, when this call revoked it. */
+export async function markRevoked(db: Db, id: string, now: number) {
+	const before = await db.selectFrom("attestations").select("status").where("id", "=", id).executeTakeFirst();
+	const changed = await db
 		.updateTable("attestations")
 		.set({ status: "revoked", updated: now })
 		.where("id", "=", id)
+		.where("status", "=", before?.status ?? "revoked")
 		.where("status", "!=", "revoked")
-		.execute();
+		.returningAll()
+		.executeTakeFirst();
+	return changed && before ? { ...changed, status: before.status } : undefined;
 }
 
 export function markAllRevoked(db: Db, ids: readonly string[], now: number) {
@@ -177,4 +182,15 @@ export function accountCredential(db: Db, accountId: string, id: string) {
 		.where("id", "=", id)
 		.where("account", "=", accountId)
 		.executeTakeFirst();
+}
+
+/** The credentials people on this server hold for one of this server's status-list positions. */
+export function heldAt(db: Db, statusRef: string) {
+	return db
+		.selectFrom("credentials")
+		.innerJoin("identities", "identities.id", "credentials.identity")
+		.select(["credentials.id", "credentials.account", "credentials.type", "credentials.identity"])
+		.select(["identities.workspace", "identities.name as identity_name"])
+		.where("credentials.status_ref", "=", statusRef)
+		.execute();
 }

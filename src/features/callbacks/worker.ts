@@ -8,7 +8,7 @@ import type { Dialect } from "../../db/index.ts";
 import type { Database, OutboxTable } from "../../db/schema.ts";
 import { randomToken } from "../../lib/crypto.ts";
 import type { OutboundClient } from "../../lib/outbound.ts";
-import { createNotification } from "../notifications/service.ts";
+import { raiseNotice } from "../notifications/service.ts";
 import { deliveryHeaders, type FailureReason, judge, MAX_RETRIES, retryDelay } from "./attempt.ts";
 import type { GrantEventPayload, SubmissionPayload } from "./payloads.ts";
 import * as store from "./store.ts";
@@ -163,7 +163,7 @@ async function notifyFailure(
 	} catch {
 		target = "";
 	}
-	await createNotification(
+	await raiseNotice(
 		db,
 		{
 			account: owner.member ?? owner.owner,

@@ -153,9 +153,12 @@ export function collection<Row, Create, Update, Deps extends object>(
 
 /**
  * Sessions act for their own account: they hold these besides their role's scopes. Minting API keys
- * and certifying or withdrawing identities are the person's own acts, never a key's.
+ * is the person's own act, never a key's (certifying identities too, but that is a change in the
+ * workspace: the role holds `identity:write`, a viewer's does not).
  */
-const ACCOUNT_SCOPES = ["workspace:*", "passkey:*", "apikey:*", "identity:write", "credential:*"];
+const ACCOUNT_SCOPES = ["workspace:*", "passkey:*", "apikey:*", "credential:*"];
+/** An answer-only account's own acts: its passkeys and seeing its workspace; no keys, workspaces or identities. */
+const ANSWER_ONLY_ACCOUNT_SCOPES = ["workspace:read", "passkey:*"];
 
 /**
  * The access rule of `op`, applied the same way to list, view, create, update and delete:
@@ -179,7 +182,8 @@ export function authorize(module: AnyCollection, op: Operation, caller: AccountC
 			extra: { scope: rule.scope },
 		});
 	}
-	const scopes = caller.kind === "session" ? [...caller.scopes, ...ACCOUNT_SCOPES] : caller.scopes;
+	const own = caller.answerOnly ? ANSWER_ONLY_ACCOUNT_SCOPES : ACCOUNT_SCOPES;
+	const scopes = caller.kind === "session" ? [...caller.scopes, ...own] : caller.scopes;
 	requireScope({ ...caller, scopes }, rule.scope);
 }
 

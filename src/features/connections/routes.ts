@@ -122,7 +122,8 @@ export const connectionRoutes: FastifyPluginAsyncTypebox = async (app) => {
 			preHandler: requireSession,
 		},
 		async (request, reply) => {
-			requireScope(request.caller, "link:write");
+			// Connecting a tool lets it propose shares: creating them (`link:*` covers it).
+			requireScope(request.caller, "link:create");
 			reply.header("cache-control", "no-store");
 			return authorize(db, request.caller, request.body, policy, app.clock.now());
 		},

@@ -15,7 +15,13 @@ import { renderFrontPage } from "./front-page.ts";
 
 const ASSET_NAME = /^[A-Za-z0-9_-]{1,80}\.(js|css|svg|png|woff2)$/;
 
-function indexHtml(bundle: ConsoleBundle, lang: string, domain: string, allowSignups: boolean): string {
+/** What the operator turned on, for the console to say up front what is off (web/console/server-info.ts). */
+interface Switches {
+	signups: boolean;
+	attestations: boolean;
+}
+
+function indexHtml(bundle: ConsoleBundle, lang: string, domain: string, on: Switches): string {
 	const a = (name: string) => `/app/assets/${escapeHtml(name)}`;
 	const { manifest } = bundle;
 	return `<!doctype html>
@@ -30,7 +36,7 @@ ${manifest.css.map((c) => `<link rel="stylesheet" href="${a(c)}">`).join("\n")}
 ${manifest.preload.map((c) => `<link rel="modulepreload" href="${a(c)}">`).join("\n")}
 <script type="module" src="${a(manifest.entry)}"></script>
 </head>
-<body data-domain="${escapeHtml(domain)}" data-signups="${allowSignups ? "true" : "false"}">
+<body data-domain="${escapeHtml(domain)}" data-signups="${String(on.signups)}" data-attestations="${String(on.attestations)}">
 <div id="app"></div>
 <noscript><p>${lang === "de" ? "Die Konsole braucht JavaScript." : "The console needs JavaScript."}</p></noscript>
 </body>
@@ -83,7 +89,8 @@ export const consoleRoutes: FastifyPluginAsyncTypebox = async (app) => {
 	const consolePage = async (request: FastifyRequest, reply: FastifyReply) => {
 		const bundle = await consoleBundle();
 		const lang = pickLanguage(request.headers["accept-language"]);
-		return page(reply, indexHtml(bundle, lang, app.config.domain, app.config.allowSignups));
+		const on = { signups: app.config.allowSignups, attestations: app.config.allowAttestations };
+		return page(reply, indexHtml(bundle, lang, app.config.domain, on));
 	};
 	// The server's mark, for browsers that ask /favicon.ico on their own and for the pages' icon link.
 	const favicon = fs.readFileSync(path.join(webDir(), "favicon.svg"));

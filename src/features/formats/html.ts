@@ -1,55 +1,15 @@
 // The share page as HTML (spec "What the service does" 12): read on a phone, without script,
-// under a CSP that allows this origin's stylesheet and nothing else. Every value, name and label
-// reaches the page as escaped text, isolated for bidirectional text (`dir="auto"`, `<bdi>`).
+// under a CSP that allows this origin's stylesheet and nothing else. It leads with the values and
+// who shares them; saving a copy, the share's limits, what the visitor can do and how to check
+// who shares it follow (issue 39.8). Every value, name and label reaches the page as escaped text,
+// isolated for bidirectional text (`dir="auto"`, `<bdi>`).
 import type { Entry, ShareModel } from "./model.ts";
-import { FORMATS, type Format, type Language } from "./negotiate.ts";
+import type { DataFormat } from "./offers.ts";
+import { esc, type PageContext, page } from "./page-shell.ts";
 import { FORMAT, STRINGS, type Strings } from "./strings.ts";
 
-const ENTITIES: Record<string, string> = {
-	"&": "&amp;",
-	"<": "&lt;",
-	">": "&gt;",
-	'"': "&quot;",
-	"'": "&#39;",
-};
-const SPECIAL = /[&<>"']/;
-const SPECIALS = /[&<>"']/g;
-
-/** Text for HTML content or a quoted attribute; most text has nothing to escape and is left as is. */
-function esc(value: string): string {
-	return SPECIAL.test(value) ? value.replace(SPECIALS, (c) => ENTITIES[c] ?? c) : value;
-}
-
-export interface PageContext {
-	lang: Language;
-	/** The stylesheet's versioned address. */
-	css: string;
-	domain: string;
-}
-
-function page(ctx: PageContext, title: string, main: string): string {
-	const t = STRINGS[ctx.lang];
-	return `<!doctype html>
-<html lang="${ctx.lang}">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex, nofollow">
-<meta name="referrer" content="no-referrer">
-<title>${esc(title)}</title>
-<link rel="icon" href="data:,">
-<link rel="stylesheet" href="${esc(ctx.css)}">
-</head>
-<body>
-<a class="skip" href="#main">${esc(t.skip)}</a>
-<header><p class="server">${esc(ctx.domain)}</p></header>
-<main id="main">
-${main}</main>
-<footer><p>${esc(t.footer(ctx.domain))}</p></footer>
-</body>
-</html>
-`;
-}
+export { appPage, passwordPage, type Refusal, refusalOf, refusalPage } from "./notice-pages.ts";
+export type { PageContext } from "./page-shell.ts";
 
 /** A key fingerprint in groups of four, as people compare them. */
 function grouped(hex: string): string {
@@ -99,25 +59,94 @@ function entry(e: Entry, model: ShareModel, ctx: PageContext, t: Strings): strin
 }
 
 export interface SharePageOptions {
-	/** Links to the other formats (a share without a password: they are plain GETs). */
-	formatLinks: boolean;
+	/** The data formats to save a copy in, each with its one-time address (minted with this page's view). */
+	downloads: { format: DataFormat; href: string }[];
 	/** The addressbook's address, for a share the addressbook serves. */
 	addressbook: string | undefined;
 }
 
-export function sharePage(model: ShareModel, ctx: PageContext, opts: SharePageOptions): string {
-	const t = STRINGS[ctx.lang];
-	const f = FORMAT[ctx.lang];
-	const title = model.label || t.untitled;
+/** "Shared with you by Ann Example, as Ann (personal)": who shares, right under the title. */
+function lead(model: ShareModel, t: Strings): string {
+	const name = model.sharer.name.trim();
+	if (!name) return "";
 	const id = model.sharer.identity;
-	const who = `<section aria-labelledby="who">
+	const as = id?.name ? `<bdi>${esc(id.name)}</bdi>` : "";
+	const who = `<strong><bdi>${esc(name)}</bdi></strong>`;
+	// The name goes in as markup: split the sentence around a placeholder, escape the rest.
+	const [before = "", after = ""] = t.sharedWithYou("\u0000").split("\u0000");
+	const via = as ? esc(t.viaIdentity("\u0000")).replace("\u0000", as) : "";
+	return `<p class="lead">${esc(before)}${who}${esc(after)}${via}</p>\n`;
+}
+
+function save(opts: SharePageOptions, t: Strings): string {
+	if (opts.downloads.length === 0 && !opts.addressbook) return "";
+	const links = opts.downloads
+		.map((d) => `<li><a class="button secondary" href="${esc(d.href)}">${esc(t.formats[d.format])}</a></li>`)
+		.join("\n");
+	const list = links
+		? `<ul class="downloads">\n${links}\n</ul>\n<p class="note">${esc(t.saveNote)}</p>\n`
+		: "";
+	const book = opts.addressbook
+		? `<p>${esc(t.addressbook)}: <code class="address">${esc(opts.addressbook)}</code></p>\n<p class="note">${esc(t.addressbookNote)}</p>\n`
+		: "";
+	return `<section aria-labelledby="save">
+<h2 id="save">${esc(t.saveHeading)}</h2>
+${list}${book}</section>
+`;
+}
+
+function about(model: ShareModel, ctx: PageContext, t: Strings): string {
+	const f = FORMAT[ctx.lang];
+	const left = model.maxViews === null ? null : Math.max(0, model.maxViews - model.viewCount);
+	const views = left === null ? t.noViewLimit : left === 0 ? t.lastView : t.viewsLeft(f.number.format(left));
+	const expiry =
+		model.expiresAt === null
+			? esc(t.noExpiry)
+			: `<time datetime="${new Date(model.expiresAt).toISOString()}">${esc(`${f.moment.format(model.expiresAt)} UTC`)}</time>`;
+	return `<section aria-labelledby="about">
+<h2 id="about">${esc(t.aboutHeading)}</h2>
+<dl class="claims">
+<div><dt>${esc(t.expires)}</dt><dd>${expiry}</dd></div>
+<div><dt>${esc(t.views)}</dt><dd>${esc(views)}</dd></div>
+</dl>
+<p class="note">${esc(t.current)}${model.watermarked ? ` ${esc(t.watermarked)}` : ""}</p>
+</section>
+`;
+}
+
+/** The page's own help: what a visitor can do, in a few lines. */
+function help(model: ShareModel, opts: SharePageOptions, t: Strings): string {
+	const saving = opts.downloads.length > 0 || model.entries.some((e) => e.downloadToken);
+	const who = model.sharer.name.trim() || t.someone;
+	const lines = [t.helpRead, ...(saving ? [t.helpSave] : []), t.helpAgain, t.helpAsk(who)];
+	return `<section aria-labelledby="help">
+<h2 id="help">${esc(t.helpHeading)}</h2>
+<ul class="help">
+${lines.map((l) => `<li>${esc(l)}</li>`).join("\n")}
+</ul>
+</section>
+`;
+}
+
+/** Who shares this, and how to check it, in plain words: the claims, where they help least in the way. */
+function who(model: ShareModel, t: Strings): string {
+	const id = model.sharer.identity;
+	const identity = id
+		? `<div><dt>${esc(t.identity)}</dt><dd><bdi>${esc(id.name)}</bdi> · <code>${esc(grouped(id.fingerprint.slice(0, 16)))}</code><span class="state">${esc(t.identityState(model.server.domain))}</span></dd></div>\n`
+		: "";
+	return `<section aria-labelledby="who">
 <h2 id="who">${esc(t.whoHeading)}</h2>
 <dl class="claims">
 <div><dt>${esc(t.sharedBy)}</dt><dd><bdi>${esc(model.sharer.name)}</bdi><span class="state">${esc(t.sharerState)}</span></dd></div>
-${id ? `<div><dt>${esc(t.identity)}</dt><dd><bdi>${esc(id.name)}</bdi> · <code>${esc(grouped(id.fingerprint.slice(0, 16)))}</code><span class="state">${esc(t.identityState(model.server.domain))}</span></dd></div>\n` : ""}<div><dt>${esc(t.server)}</dt><dd>${esc(model.server.domain)}<span class="state">${esc(t.serverState(model.server.domain))}</span><code class="fingerprint">${esc(grouped(model.server.fingerprint))}</code></dd></div>
+${identity}<div><dt>${esc(t.server)}</dt><dd>${esc(model.server.domain)}<span class="state">${esc(t.serverState(model.server.domain))}</span><code class="fingerprint">${esc(grouped(model.server.fingerprint))}</code></dd></div>
 </dl>
 </section>
 `;
+}
+
+export function sharePage(model: ShareModel, ctx: PageContext, opts: SharePageOptions): string {
+	const t = STRINGS[ctx.lang];
+	const title = model.label || t.untitled;
 	const groups = model.groups
 		.map((g, i) => {
 			const heading = g.section ? g.section.name || g.section.key : t.entries;
@@ -136,75 +165,9 @@ ${g.entries.map((e) => entry(e, model, ctx, t)).join("")}</dl>
 			: "";
 	const fileNote =
 		files > 0 ? `<p class="note">${esc(t.downloadNote)}${archive ? ` ${esc(t.archiveNote)}` : ""}</p>\n` : "";
-	const left = model.maxViews === null ? null : Math.max(0, model.maxViews - model.viewCount);
-	const views = left === null ? t.noViewLimit : left === 0 ? t.lastView : t.viewsLeft(f.number.format(left));
-	const expiry =
-		model.expiresAt === null
-			? esc(t.noExpiry)
-			: `<time datetime="${new Date(model.expiresAt).toISOString()}">${esc(`${f.moment.format(model.expiresAt)} UTC`)}</time>`;
-	const base = `/s/${encodeURIComponent(model.slug)}`;
-	const others = opts.formatLinks
-		? `<p>${esc(t.alsoAs)}: ${FORMATS.filter((x) => x !== "html")
-				.map((x) => `<a href="${esc(`${base}?format=${x}`)}">${esc(t.formats[x])}</a>`)
-				.join(" · ")} <span class="note">${esc(t.alsoAsNote)}</span></p>\n`
-		: "";
-	const book = opts.addressbook
-		? `<p>${esc(t.addressbook)}: <code class="address">${esc(opts.addressbook)}</code></p>\n`
-		: "";
-	const about = `<section aria-labelledby="about">
-<h2 id="about">${esc(t.aboutHeading)}</h2>
-<dl class="claims">
-<div><dt>${esc(t.expires)}</dt><dd>${expiry}</dd></div>
-<div><dt>${esc(t.views)}</dt><dd>${esc(views)}</dd></div>
-</dl>
-<p class="note">${esc(t.current)}${model.watermarked ? ` ${esc(t.watermarked)}` : ""}</p>
-${others}${book}</section>
-`;
-	return page(ctx, title, `<h1 dir="auto">${esc(title)}</h1>\n${who}${groups}${archive}${fileNote}${about}`);
-}
-
-export function passwordPage(
-	ctx: PageContext,
-	form: { slug: string; label: string; format: Format; error?: "wrong" | "missing" },
-): string {
-	const t = STRINGS[ctx.lang];
-	const error =
-		form.error === "wrong" ? t.passwordWrong : form.error === "missing" ? t.passwordMissing : undefined;
-	const options = FORMATS.map(
-		(x) => `<option value="${x}"${x === form.format ? " selected" : ""}>${esc(t.formats[x])}</option>`,
-	).join("");
-	const main = `<h1 dir="auto">${esc(form.label || t.untitled)}</h1>
-<p>${esc(t.passwordHeading)}. ${esc(t.passwordIntro)}</p>
-${error ? `<p class="error" id="password-error" role="alert">${esc(error)}</p>\n` : ""}<form method="post" action="/s/${esc(encodeURIComponent(form.slug))}">
-<p class="field"><label for="password">${esc(t.password)}</label>
-<input id="password" name="password" type="password" autocomplete="current-password" required${error ? ' aria-invalid="true" aria-describedby="password-error"' : ""}></p>
-<p class="field"><label for="format">${esc(t.openAs)}</label>
-<select id="format" name="format">${options}</select></p>
-<p><button type="submit">${esc(t.open)}</button></p>
-</form>
-<p class="note">${esc(t.opensView)}</p>
-`;
-	return page(ctx, form.label || t.untitled, main);
-}
-
-export function appPage(ctx: PageContext, label: string): string {
-	const t = STRINGS[ctx.lang];
 	return page(
 		ctx,
-		label || t.untitled,
-		`<h1 dir="auto">${esc(label || t.untitled)}</h1>\n<h2>${esc(t.appHeading)}</h2>\n<p>${esc(t.appIntro)}</p>\n`,
-	);
-}
-
-/** Paused, revoked, expired or unknown (404), or another refusal (its detail shown). */
-export function refusalPage(ctx: PageContext, code: string, detail: string): string {
-	const t = STRINGS[ctx.lang];
-	const gone = t.gone[code];
-	const heading = gone ? t.goneHeading : t.errorHeading;
-	const text = gone ?? (code === "rate_limited" ? t.tooMany : detail);
-	return page(
-		ctx,
-		heading,
-		`<h1>${esc(heading)}</h1>\n<p>${esc(text)}</p>\n<p class="note"><code>${esc(code)}</code></p>\n`,
+		title,
+		`<h1 dir="auto">${esc(title)}</h1>\n${lead(model, t)}${groups}${archive}${fileNote}${save(opts, t)}${about(model, ctx, t)}${help(model, opts, t)}${who(model, t)}`,
 	);
 }

@@ -1,7 +1,9 @@
 // HTTP for `/s/{slug}` (spec "Shares"): the share page and its CSV, vCard and iCalendar forms,
 // negotiated (negotiate.ts), conditional (ETag, If-None-Match), with the password as a plain POST
-// form or HTTP Basic, and the page's stylesheet under a versioned address. Refusals of a page
-// are pages; refusals of the data formats are problem+json with the gates' codes.
+// form or HTTP Basic, and the page's stylesheet under a versioned address. The opened page offers
+// the data formats that carry something, each with a one-time token of the page's view (`dl`).
+// Refusals of a page are pages, in words; refusals of the data formats are problem+json with the
+// gates' codes (a browser following a spent format link gets a page).
 import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
@@ -9,12 +11,20 @@ import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
 import { publicOrigin } from "../../config.ts";
+import type { FormatTokenKind } from "../../db/schema.ts";
 import { AppError } from "../../http/errors.ts";
 import { sendProblem, toAppError } from "../../http/problem.ts";
 import { errors } from "../../http/schemas.ts";
 import { contentDisposition } from "../../lib/sniff.ts";
-import { findBySlug, isUngated, type PublicLinkRow, type ShareReader } from "../shares/service.ts";
-import { appPage, type PageContext, passwordPage, refusalPage, sharePage } from "./html.ts";
+import {
+	findBySlug,
+	isUngated,
+	logTokenRead,
+	mintFormatTokens,
+	type PublicLinkRow,
+	type ShareReader,
+} from "../shares/service.ts";
+import { appPage, type PageContext, passwordPage, refusalOf, refusalPage, sharePage } from "./html.ts";
 import {
 	asksForHtml,
 	FORMATS,
@@ -23,24 +33,37 @@ import {
 	negotiateFormat,
 	negotiateLanguage,
 } from "./negotiate.ts";
-import { type FormatsContext, parseIfNoneMatch, readShare } from "./read.ts";
+import { type DataFormat, offeredFormats } from "./offers.ts";
+import { type FormatsContext, parseIfNoneMatch, readByToken, readShare } from "./read.ts";
 import { cacheControl, EXTENSIONS, etagOf, mediaType, renderData } from "./represent.ts";
 
 /** No script at all; this origin's stylesheet; an empty icon (so no favicon request); the form posts here. */
-const SHARE_PAGE_CSP =
+export const SHARE_PAGE_CSP =
 	"default-src 'none'; style-src 'self'; img-src data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
 const ROBOTS = "noindex, nofollow";
 const FORM_BODY_LIMIT = 4096;
 
 /** The reader of each format, whose gates it passes (shares' READER_GATES). */
 const READERS: Record<Format, ShareReader> = { html: "page", csv: "csv", vcf: "vcard", ics: "ical" };
+/** The one-time token kind of each data format offered by the opened page (shares' link_tokens). */
+const TOKEN_KINDS: Record<DataFormat, FormatTokenKind> = { csv: "csv", vcf: "vcard", ics: "ical" };
 
 const Slug = Type.Object({ slug: Type.String({ minLength: 1, maxLength: 128 }) });
 const FormatParam = Type.Union(
 	FORMATS.map((f) => Type.Literal(f)),
 	{ description: "`html`, `csv`, `vcf` or `ics`; wins over `Accept`." },
 );
-const Query = Type.Object({ format: Type.Optional(FormatParam) });
+const Query = Type.Object({
+	format: Type.Optional(FormatParam),
+	dl: Type.Optional(
+		Type.String({
+			minLength: 1,
+			maxLength: 128,
+			description:
+				"With `format` `csv`, `vcf` or `ics`: the one-time token the opened share page put in its \"Save a copy\" link. Serves the format once, within ten minutes of the page's read, under the page's view (no view taken, no password asked); 401 `file_download_invalid` when missing, spent, expired or for another share or format. Ignored by HEAD and for the page.",
+		}),
+	),
+});
 const Form = Type.Object(
 	{
 		password: Type.Optional(Type.String({ maxLength: 200 })),
@@ -62,7 +85,7 @@ const Representations = {
 };
 
 /** The stylesheet, with its content hash in the address so it can be cached for good. */
-function stylesheet(): { url: string; body: Buffer } {
+export function stylesheet(): { url: string; body: Buffer } {
 	let dir = import.meta.dirname;
 	for (let i = 0; i < 6; i++) {
 		const file = path.join(dir, "web", "share", "share.css");
@@ -139,7 +162,7 @@ export const pageRoutes: FastifyPluginAsyncTypebox<{ ctx: FormatsContext }> = as
 			reply,
 			problem.status,
 			lang,
-			refusalPage(pageContext(lang), problem.code, problem.message),
+			refusalPage(pageContext(lang), refusalOf(problem.code, undefined, app.clock.now())),
 		);
 	});
 	// The form's body: the password and the format, nothing else, within a small limit.
@@ -167,9 +190,15 @@ export const pageRoutes: FastifyPluginAsyncTypebox<{ ctx: FormatsContext }> = as
 			pages: boolean;
 			password: string | undefined;
 			posted: boolean;
+			/** The opened page's one-time token for this data format (`dl`). */
+			token?: string | undefined;
 		},
 	) {
 		const { format, lang, password } = ask;
+		const now = app.clock.now();
+		if (ask.token !== undefined && format !== "html" && request.method !== "HEAD") {
+			return byToken(request, reply, { slug: ask.slug, format, lang, token: ask.token }, now);
+		}
 		const link = await findBySlug(ctx, ask.slug);
 		let read: Awaited<ReturnType<typeof readShare>>;
 		try {
@@ -185,11 +214,11 @@ export const pageRoutes: FastifyPluginAsyncTypebox<{ ctx: FormatsContext }> = as
 					// A browser cannot prove an identity: the page tells it to open the app instead.
 					client: { browser: ask.pages, ip: request.ip },
 				},
-				app.clock.now(),
+				now,
 			);
 		} catch (err) {
 			if (!(err instanceof AppError)) throw err;
-			if (ask.pages) return refusedPage(reply, link, err, ask);
+			if (ask.pages) return refusedPage(reply, link, err, { ...ask, now });
 			if (err.code === "link_password_required" || err.code === "link_password_invalid") {
 				// A client other than a browser may send the password as HTTP Basic.
 				throw new AppError(err.code, err.message, {
@@ -199,11 +228,20 @@ export const pageRoutes: FastifyPluginAsyncTypebox<{ ctx: FormatsContext }> = as
 			throw err;
 		}
 		const { model } = read;
+		// The opened page: a one-time token of its view for each data format that carries something.
+		// A page read never proves an identity (READER_GATES.page refuses a browser a handshake share,
+		// and the page's GET and form carry no challenge), so its tokens name no reader.
+		const offered = format === "html" && read.kind === "values" ? offeredFormats(model) : [];
+		const tokens = await mintFormatTokens(
+			ctx,
+			offered.map((f) => TOKEN_KINDS[f]),
+			{ link: link.id, view: model.viewCount, line: null, reader: null, now },
+		);
 		reply
 			.header("etag", etagOf(model, format, lang))
 			.header("vary", "Accept, Accept-Language")
 			.header("x-robots-tag", ROBOTS)
-			.header("cache-control", cacheControl(model, format));
+			.header("cache-control", cacheControl(model, format, tokens.size > 0));
 		if (read.kind === "unchanged") return reply.code(304).send();
 		if (format !== "html") {
 			const name = `${model.label.trim() || "share"}.${EXTENSIONS[format]}`;
@@ -215,21 +253,54 @@ export const pageRoutes: FastifyPluginAsyncTypebox<{ ctx: FormatsContext }> = as
 			.header("content-security-policy", SHARE_PAGE_CSP)
 			.header("content-language", lang);
 		if (read.kind === "headers") return reply.send("");
-		// The format links and the addressbook are offered only where they open: on an ungated share.
-		const plain = isUngated(link);
+		const base = `/s/${encodeURIComponent(link.slug)}`;
+		const downloads = offered.map((f) => ({
+			format: f,
+			href: `${base}?format=${f}&dl=${encodeURIComponent(tokens.get(TOKEN_KINDS[f]) ?? "")}`,
+		}));
+		// The addressbook is offered only where it opens (an ungated share) and has a contact to carry.
+		const book = isUngated(link) && offered.includes("vcf");
 		return reply.send(
 			sharePage(model, pageContext(lang), {
-				formatLinks: plain,
-				addressbook: plain ? `${origin}/dav/s/${encodeURIComponent(link.slug)}/` : undefined,
+				downloads,
+				addressbook: book ? `${origin}/dav/s/${encodeURIComponent(link.slug)}/` : undefined,
 			}),
 		);
+	}
+
+	/** A data format from the opened page, by its one-time token: no view, logged under the page's. */
+	async function byToken(
+		request: FastifyRequest,
+		reply: FastifyReply,
+		ask: { slug: string; format: DataFormat; lang: Language; token: string },
+		now: number,
+	) {
+		let got: Awaited<ReturnType<typeof readByToken>>;
+		try {
+			got = await readByToken(ctx, ask.slug, TOKEN_KINDS[ask.format], ask.token, now);
+		} catch (err) {
+			// A browser following a spent or stale link from the page is told so in words.
+			if (!(err instanceof AppError) || !asksForHtml(request.headers.accept)) throw err;
+			const page = refusalPage(pageContext(ask.lang), refusalOf(err.code, undefined, now));
+			return sendPage(reply, err.status, ask.lang, page);
+		}
+		const { model, read } = got;
+		const body = renderData(model, ask.format);
+		const name = `${model.label.trim() || "share"}.${EXTENSIONS[ask.format]}`;
+		await logTokenRead(ctx, read, now);
+		return reply
+			.type(mediaType(ask.format))
+			.header("content-disposition", contentDisposition("attachment", name))
+			.header("x-robots-tag", ROBOTS)
+			.header("cache-control", "private, no-store")
+			.send(body);
 	}
 
 	function refusedPage(
 		reply: FastifyReply,
 		link: PublicLinkRow,
 		err: AppError,
-		ask: { format: Format; lang: Language; posted: boolean },
+		ask: { format: Format; lang: Language; posted: boolean; now: number },
 	) {
 		const form = { slug: link.slug, label: link.label, format: ask.format };
 		const page = pageContext(ask.lang);
@@ -250,7 +321,7 @@ export const pageRoutes: FastifyPluginAsyncTypebox<{ ctx: FormatsContext }> = as
 				return sendPage(reply, 403, ask.lang, appPage(page, link.label));
 			default:
 				if (err.headers) reply.headers(err.headers);
-				return sendPage(reply, err.status, ask.lang, refusalPage(page, err.code, err.message));
+				return sendPage(reply, err.status, ask.lang, refusalPage(page, refusalOf(err.code, link, ask.now)));
 		}
 	}
 
@@ -280,6 +351,7 @@ export const pageRoutes: FastifyPluginAsyncTypebox<{ ctx: FormatsContext }> = as
 				...requested(request, request.query.format),
 				password,
 				posted: false,
+				token: request.query.dl,
 			});
 		},
 	);

@@ -4,9 +4,11 @@
 // feature lists them, its one atomic view and its file tokens); a conditional or HEAD answer
 // passes the same gates short of the view and is decided on the ETag of what the share grants
 // now, read without taking a view.
+import type { FormatTokenKind } from "../../db/schema.ts";
 import {
 	type Client,
 	type GateInput,
+	openFormat,
 	type PublicLinkRow,
 	passGates,
 	readGrants,
@@ -15,6 +17,7 @@ import {
 	type SharesContext,
 	sharedRecord,
 	sharedSections,
+	type TokenRead,
 } from "../shares/service.ts";
 import { type ShareModel, shareModel } from "./model.ts";
 import { templateTypes } from "./store.ts";
@@ -24,7 +27,11 @@ export interface FormatsContext extends SharesContext {
 	etagKey: Buffer;
 }
 
-/** The share as it stands, read without a view and without its gates: for an ETag, never for an answer. */
+/**
+ * The share as it stands, read without a view and without its gates: for an ETag, for the answer
+ * of a token whose gates `openFormat` passed (its view was the page's), and for the owner's preview
+ * once the shares feature admitted it (`ownerPreview`); never for another reader's answer.
+ */
 export async function current(ctx: FormatsContext, link: PublicLinkRow, now: number): Promise<ShareModel> {
 	const [granted, types] = await Promise.all([readGrants(ctx, link), templateTypes(ctx.db, link, now)]);
 	const shared = {
@@ -50,6 +57,22 @@ export async function readWithView(
 		templateTypes(ctx.db, link, now),
 	]);
 	return shareModel(link, resolved, types, ctx.server, ctx.etagKey);
+}
+
+/**
+ * A data format downloaded from the opened share page with its one-time token: spent, bound to
+ * this share and format, through the formatToken reader's gates; the values as they stand now,
+ * under the page's view (no view taken). The read is the caller's to log when it answers.
+ */
+export async function readByToken(
+	ctx: FormatsContext,
+	slug: string,
+	kind: FormatTokenKind,
+	token: string,
+	now: number,
+): Promise<{ model: ShareModel; read: TokenRead }> {
+	const { link, read } = await openFormat(ctx, slug, kind, token, now);
+	return { model: await current(ctx, link, now), read };
 }
 
 /** Values (a view was taken), unchanged (304: the tag matched), or headers (HEAD) without a view. */

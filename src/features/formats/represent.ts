@@ -35,9 +35,10 @@ export function mediaType(format: Format): string {
 
 /**
  * Revalidated on every use (`no-cache`) so a change shows at once and an unchanged share answers
- * 304; a page with download buttons is not kept at all, since each button works once.
+ * 304; a page with download buttons or "save a copy" links (`oneTime`) is not kept at all, since
+ * each works once.
  */
-export function cacheControl(model: ShareModel, format: Format): string {
-	const buttons = format === "html" && model.entries.some((e) => e.downloadToken);
+export function cacheControl(model: ShareModel, format: Format, oneTime = false): string {
+	const buttons = format === "html" && (oneTime || model.entries.some((e) => e.downloadToken));
 	return buttons ? "private, no-store" : "private, no-cache";
 }

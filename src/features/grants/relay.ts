@@ -61,7 +61,7 @@ export async function relayAnswer(deps: RelayDeps, caller: Caller, input: RelayI
 	const pin = await resolvePeerKey(server, deps.peer);
 	if (pin.state !== "verified") throw unreachable(`${server}: ${pin.reason}`);
 	const base = pin.base;
-	const probe = await probeRequest(deps, server, base, input.slug);
+	const probe = await probeRequest(deps.peer, server, base, input.slug);
 	const items = Array.isArray(probe?.template) ? probe.template : [];
 	const p = await plan(db, caller.workspaceId, items, probe.allowExtraFields === true, input);
 
@@ -127,11 +127,11 @@ async function identityShown(
 }
 
 /** The request as the requester's server shows it publicly: its template and label. */
-async function probeRequest(deps: RelayDeps, server: string, base: string, slug: string): Promise<Probe> {
+async function probeRequest(peer: PeerOptions, server: string, base: string, slug: string): Promise<Probe> {
 	try {
 		return (await fetchJson(`${base}/api/public/requests/${encodeURIComponent(slug)}`, {
-			...deps.peer,
-			timeoutMs: deps.peer.timeoutMs ?? 10_000,
+			...peer,
+			timeoutMs: peer.timeoutMs ?? 10_000,
 		})) as Probe;
 	} catch (err) {
 		throw unreachable(`${server}: ${(err as Error).message}`);
@@ -204,4 +204,85 @@ function refusal(server: string, answer: { status: number; body: unknown }): App
 		return new AppError(code as keyof typeof errorCodes, `${server}: ${detail}`);
 	}
 	return unreachable(`${server} answered ${answer.status}: ${detail}`);
+}
+
+/** Another server's request as that server shows it, read through its DNS pin for the responder. */
+export interface RemoteProbe {
+	label: string;
+	status: string;
+	requiresPassword: boolean;
+	requiresIdentifier: boolean;
+	requireHandshake: boolean;
+	allowExtraFields: boolean;
+	identityScope: string;
+	template: TemplateItem[];
+	requester: { name: string; domain: string; identity?: { id: string; fingerprint: string; name: string } };
+	server: { domain: string; fingerprint: string; origin: string };
+}
+
+const text = (v: unknown, max = 400) => (typeof v === "string" ? v.slice(0, max) : "");
+const ITEM_TYPES = new Set(["text", "email", "phone", "date", "number", "url", "address", "file"]);
+
+/** The TemplateItems of another server's probe that have the shape of one; the rest are left out. */
+function remoteItems(value: unknown): TemplateItem[] {
+	if (!Array.isArray(value)) return [];
+	return value.slice(0, 200).flatMap((raw): TemplateItem[] => {
+		const i = (raw ?? {}) as Record<string, unknown>;
+		if (typeof i.key !== "string" || !/^[a-z0-9_-]{1,64}$/.test(i.key) || !ITEM_TYPES.has(String(i.type)))
+			return [];
+		const description = text(i.description, 500);
+		return [
+			{
+				key: i.key,
+				label: text(i.label, 200) || i.key,
+				type: i.type as TemplateItem["type"],
+				required: i.required === true,
+				...(description ? { description } : {}),
+			},
+		];
+	});
+}
+
+/**
+ * `GET /api/requests/remote`: the request `slug` of the server `domain`, probed through that
+ * server's DNS pin, so the responder sees who asks as this server verified it. `server` is the
+ * pinned claim, not what the other server says of itself.
+ */
+export async function probeRemoteRequest(
+	deps: Omit<RelayDeps, "db" | "now">,
+	domain: string,
+	slug: string,
+): Promise<RemoteProbe> {
+	const server = domain.toLowerCase();
+	if (!isDomainName(server)) throw invalidField("server", "must be a domain name");
+	if (server === deps.domain) throw invalidField("server", "is this server: answer the request here");
+	const pin = await resolvePeerKey(server, deps.peer);
+	if (pin.state !== "verified") throw unreachable(`${server}: ${pin.reason}`);
+	const p = (await probeRequest(deps.peer, server, pin.base, slug)) as Record<string, unknown>;
+	const requester = (p.requester ?? {}) as Record<string, unknown>;
+	const who = (requester.identity ?? null) as Record<string, unknown> | null;
+	return {
+		label: text(p.label, 200),
+		status: text(p.status, 16),
+		requiresPassword: p.requiresPassword === true,
+		requiresIdentifier: p.requiresIdentifier === true,
+		requireHandshake: p.requireHandshake === true,
+		allowExtraFields: p.allowExtraFields === true,
+		identityScope: text(p.identityScope, 16),
+		template: remoteItems(p.template),
+		requester: {
+			name: text(requester.name, 200),
+			domain: server,
+			...(who && typeof who.fingerprint === "string"
+				? {
+						identity: {
+							id: text(who.id, 64),
+							fingerprint: text(who.fingerprint, 64),
+							name: text(who.name, 200),
+						},
+					}
+				: {}),
+		},
+		server: { domain: server, fingerprint: pin.fingerprint, origin: pin.base },
+	};
 }

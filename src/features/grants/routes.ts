@@ -7,10 +7,12 @@ import { AppError } from "../../http/errors.ts";
 import { errors } from "../../http/schemas.ts";
 import type { PeerOptions } from "../../lib/peer.ts";
 import { MAX_VALUE_LENGTH } from "../answers/service.ts";
+import { ServerClaim, Sharer } from "../server/service.ts";
+import { TemplateItem } from "../vault/templates/service.ts";
 import { acceptRemoteAnswer } from "./accept.ts";
 import { acceptEventBatch, CLOCK_SKEW_S } from "./events-in.ts";
 import { MAX_EVENTS_PER_BATCH, onWorkspaceDeleted, registerPeerEventHooks } from "./events-out.ts";
-import { relayAnswer } from "./relay.ts";
+import { probeRemoteRequest, relayAnswer } from "./relay.ts";
 import { resolveGrants } from "./resolve.ts";
 
 export const MAX_GRANTS_PER_READ = 100;
@@ -57,6 +59,22 @@ const GrantItem = Type.Object({
 
 const Str = (maxLength: number, description?: string) =>
 	Type.Optional(Type.String({ maxLength, ...(description ? { description } : {}) }));
+
+const RemoteProbeSchema = Type.Object(
+	{
+		label: Type.String(),
+		status: Type.String({ description: "`open`, `closed` or `expired`, as that server says." }),
+		requiresPassword: Type.Boolean(),
+		requiresIdentifier: Type.Boolean(),
+		requireHandshake: Type.Boolean(),
+		allowExtraFields: Type.Boolean(),
+		identityScope: Type.String(),
+		template: Type.Array(TemplateItem),
+		requester: Sharer,
+		server: ServerClaim,
+	},
+	{ description: "Another server's request probe, read through its DNS pin." },
+);
 
 const RelayBody = Type.Object(
 	{
@@ -137,6 +155,42 @@ export const grantRoutes: FastifyPluginAsyncTypebox = async (app) => {
 	registerPeerEventHooks(app.grantHooks);
 	app.workspaceHooks.onWorkspaceDeleted.push((trx, workspaceId, now) =>
 		onWorkspaceDeleted(trx, workspaceId, now),
+	);
+
+	app.get(
+		"/api/requests/remote",
+		{
+			onRequest: requireSession,
+			config: { rateLimit: app.limits.probe },
+			schema: {
+				tags: ["requests"],
+				summary: "Read another server's request, to answer it from here",
+				description:
+					"Session only. Probes `server`'s `GET /api/public/requests/{slug}` through its DNS pin (`PEER_OVERRIDES` in development) and answers what it says, shaped as a request probe; `server` is the pinned claim (domain, root key fingerprint, address), `requester.domain` is `server`. What the other server sends beyond a probe's members, or a template item of no known shape, is left out. 400 `validation_failed` for a malformed domain or this server's own; 502 `remote_unreachable` when the server cannot be asked, its DNS pin does not hold, or it knows no such request.",
+				security: [{ Session: [] }],
+				querystring: Type.Object({
+					server: Type.String({
+						minLength: 1,
+						maxLength: 253,
+						description: "The requester's server (its domain).",
+					}),
+					slug: Type.String({
+						minLength: 1,
+						maxLength: 128,
+						description: "The request's slug on that server.",
+					}),
+				}),
+				response: { 200: RemoteProbeSchema, ...errors(400, 401, 429, 502) },
+			},
+		},
+		async (request, reply) => {
+			reply.header("cache-control", "no-store");
+			return probeRemoteRequest(
+				{ domain: app.config.domain, peer: peer() },
+				request.query.server,
+				request.query.slug,
+			);
+		},
 	);
 
 	app.post(

@@ -114,7 +114,7 @@ export const identitiesCollection = defineCollection<
 		},
 		update: async ({ db, caller, now }, row, input) => {
 			checkIdentityManager(caller, row);
-			await setIdentityStatus(db, caller.workspaceId, row.id, input.status, now);
+			await setIdentityStatus(db, caller.workspaceId, row.id, input.status, now, caller.accountId);
 		},
 		delete: async ({ db, caller, now }, row) => {
 			checkIdentityManager(caller, row);

@@ -13,6 +13,7 @@ import { KeyFormatError, parseP256PublicKey } from "../../lib/p256.ts";
 import { hasScope } from "../../lib/scopes.ts";
 import type { RootKey } from "../server/service.ts";
 import { issueCertificate } from "./certificate.ts";
+import { notifyIdentityRevoked } from "./notices.ts";
 import { FINGERPRINT, STATUS_TYPE, type Standing } from "./standing.ts";
 import * as store from "./store.ts";
 
@@ -146,10 +147,12 @@ export async function revokeIdentity(
 	workspaceId: string,
 	id: string,
 	now: number,
+	by?: string,
 ): Promise<IdentityRecord> {
-	const row =
-		(await store.revokeIdentity(db, workspaceId, id, now)) ??
-		(await store.findIdentityInWorkspace(db, workspaceId, id));
+	const revoked = await store.revokeIdentity(db, workspaceId, id, now);
+	// Only the call that revoked it tells the owner (the UPDATE is conditional on `active`).
+	if (revoked) await notifyIdentityRevoked(db, revoked, by ?? null, now);
+	const row = revoked ?? (await store.findIdentityInWorkspace(db, workspaceId, id));
 	if (!row) throw new AppError("not_found");
 	return identityRecord(row);
 }
@@ -179,8 +182,9 @@ export async function setIdentityStatus(
 	id: string,
 	status: string,
 	now: number,
+	by?: string,
 ): Promise<IdentityRecord> {
-	if (status === "revoked") return revokeIdentity(db, workspaceId, id, now);
+	if (status === "revoked") return revokeIdentity(db, workspaceId, id, now, by);
 	const row = await store.findIdentityInWorkspace(db, workspaceId, id);
 	if (!row) throw new AppError("not_found");
 	if (status !== "active") {

@@ -4,20 +4,19 @@
 // /api/invitations/accept (routes.ts).
 import { sql } from "kysely";
 import { Type } from "typebox";
+import { RoleSchema } from "../../http/permissions.ts";
 import { iso, Nullable, Timestamp } from "../collections/fields.ts";
 import { defineCollection } from "../collections/registry.ts";
 import type { Role } from "../workspaces/service.ts";
 import { createInvitation, invitationUrl, revokeInvitation } from "./service.ts";
 import { type InvitationRow, selectOpenInvitations } from "./store.ts";
 
-const RoleSchema = Type.Union([Type.Literal("owner"), Type.Literal("admin"), Type.Literal("member")]);
-
 export const Invitation = Type.Object(
 	{
 		id: Type.String(),
 		workspace: Type.String(),
 		email: Type.String({ description: "Who it is addressed to; a sign-up from the link uses this email." }),
-		role: RoleSchema,
+		role: RoleSchema(),
 		status: Type.Union([Type.Literal("open"), Type.Literal("expired")], {
 			description: "`expired` once `expiresAt` has passed; accepted and revoked ones are no longer listed.",
 		}),
@@ -35,9 +34,9 @@ export const Invitation = Type.Object(
 const InvitationCreate = Type.Object(
 	{
 		email: Type.String({ minLength: 1, maxLength: 320 }),
-		role: Type.Union([Type.Literal("owner"), Type.Literal("admin"), Type.Literal("member")], {
-			description: "Never above the inviter's own role (`member_role_above_own`).",
-		}),
+		role: RoleSchema(
+			'Never above the inviter\'s own role (`member_role_above_own`). What each role sees and does: docs/api.md, "Roles: who sees and does what".',
+		),
 	},
 	{ additionalProperties: false },
 );

@@ -4,6 +4,7 @@ import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Type } from "typebox";
 import { requireSession } from "../../http/auth.ts";
 import { AppError } from "../../http/errors.ts";
+import { RoleSchema } from "../../http/permissions.ts";
 import { errors } from "../../http/schemas.ts";
 import { acceptInvitation, previewInvitation } from "./service.ts";
 
@@ -16,7 +17,7 @@ const TokenBody = Type.Object(
 	{ additionalProperties: false },
 );
 
-const Role = Type.Union([Type.Literal("owner"), Type.Literal("admin"), Type.Literal("member")]);
+const Role = RoleSchema();
 
 const Preview = Type.Object({
 	workspace: Type.Object({ id: Type.String(), name: Type.String() }),

@@ -20,11 +20,12 @@ import type { Kysely, Transaction } from "kysely";
 import type { Database } from "../../db/schema.ts";
 import type { AccountCaller } from "../../http/auth.ts";
 import { AppError } from "../../http/errors.ts";
-import { rolePermissions } from "../../http/permissions.ts";
+import { ROLES, rolePermissions } from "../../http/permissions.ts";
 import { newId, randomToken, sha256Hex } from "../../lib/crypto.ts";
 import { isValidEmail, normalizeEmail } from "../accounts/service.ts";
 import { invalidField } from "../collections/fields.ts";
 import * as workspaces from "../workspaces/service.ts";
+import { notifyJoined } from "./notices.ts";
 import * as store from "./store.ts";
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -85,8 +86,6 @@ export async function liveInvitation(db: Db, token: string, now: number): Promis
 	await checkInviter(db, row);
 	return row;
 }
-
-const ROLES = ["owner", "admin", "member"] as const;
 
 /** The roles an inviter must still hold for an invitation of `role` to be accepted. */
 export function inviterRolesFor(role: string): string[] {
@@ -153,6 +152,8 @@ export async function acceptIn(
 		throw new AppError("invitation_used", "This invitation was accepted meanwhile");
 	}
 	await workspaces.addMember(trx, { workspace: row.workspace, account: accountId, role: row.role }, now);
+	const joined = { invitation: row.id, workspaceName: row.workspace_name, invitedBy: row.invited_by };
+	await notifyJoined(trx, { ...joined, workspace: row.workspace, role: row.role }, accountId, now);
 	return { workspace: row.workspace, role: row.role as workspaces.Role };
 }
 

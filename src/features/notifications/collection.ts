@@ -12,11 +12,15 @@ export const Notification = Type.Object(
 	{
 		id: Type.String(),
 		workspace: Nullable(Type.String(), "The workspace it is about; null when about the account."),
-		kind: Type.String({ description: "e.g. `callback_failed` (a callback delivery failed)." }),
+		kind: Type.String({
+			description:
+				'`request_answered`, `answer_revoked`, `callback_failed`, `link_expired`, `link_revoked`, `member_joined`, `identity_revoked` or `credential_revoked` (docs/api.md "Notifications").',
+		}),
 		title: Type.String(),
 		body: Type.String(),
 		data: Type.Record(Type.String(), Type.Unknown(), {
-			description: "Ids and reasons, e.g. `{requestId, reason}` for `callback_failed`; never a value.",
+			description:
+				"Ids and reasons, e.g. `{link, reason}` for `link_expired`; the id names what it is about. Never a vault value.",
 		}),
 		read: Type.Boolean(),
 		created: Timestamp("When it was raised."),

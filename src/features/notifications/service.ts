@@ -1,29 +1,38 @@
-// In-app notifications. Other features create them (a failed callback delivery: kind
-// `callback_failed`; a revoked answer; a tool's revocation) with createNotification; owners list
-// them and mark them read through the `notifications` collection.
+// In-app notifications. Other features raise them (a failed callback delivery: kind
+// `callback_failed`; an answer received or revoked; a share revoked or expired; a member joined; an
+// identity or a credential revoked) with raiseNotice or notifyWorkspace; owners list them
+// and mark them read through the `notifications` collection, and turn each kind off or on for their
+// account (settings.ts). A notice names ids and reasons, never a vault value.
 import type { Kysely, Transaction } from "kysely";
 import type { Database } from "../../db/schema.ts";
 import { newId } from "../../lib/crypto.ts";
+import { inAppOff } from "./settings.ts";
 import * as store from "./store.ts";
+
+export { changeNoticeSettings, NOTICE_KINDS, type NoticeKind, noticeSettings } from "./settings.ts";
+
+import type { NoticeKind } from "./settings.ts";
+
+type Db = Kysely<Database> | Transaction<Database>;
 
 export interface NewNotification {
 	/** The recipient. */
 	account: string;
 	/** The workspace it is about; null for the account itself. */
 	workspace: string | null;
-	/** A short machine name, e.g. `callback_failed`. */
+	/** A short machine name: one of NOTICE_KINDS when raised by the server. */
 	kind: string;
 	title: string;
 	body?: string;
-	/** Ids and reasons a client may act on; never a vault value or a secret. */
+	/** Ids and reasons a client may act on (and link to); never a vault value or a secret. */
 	data?: Record<string, unknown>;
 }
 
-export async function createNotification(
-	db: Kysely<Database> | Transaction<Database>,
-	input: NewNotification,
-	now: number,
-): Promise<string> {
+/** A notice the server raises: of a kind its recipient can turn off. */
+export type Notice = NewNotification & { kind: NoticeKind };
+
+/** Writes one notification, whatever the recipient's settings (features call raiseNotice). */
+export async function createNotification(db: Db, input: NewNotification, now: number): Promise<string> {
 	const id = newId();
 	await store.insertNotification(db, {
 		id,
@@ -40,12 +49,54 @@ export async function createNotification(
 	return id;
 }
 
+/** Raises one notice, unless its recipient turned the kind off. Answers its id, or null. */
+export async function raiseNotice(db: Db, input: Notice, now: number): Promise<string | null> {
+	if (await inAppOff(db, input.account, input.kind)) return null;
+	return createNotification(db, input, now);
+}
+
+/**
+ * A notice about a workspace to its owner of record and to `also` (the inviter, the identity's
+ * creator…) while they are still members there; each person once.
+ */
+export async function notifyWorkspace(
+	db: Db,
+	workspaceId: string,
+	notice: Omit<Notice, "account" | "workspace">,
+	now: number,
+	also: readonly (string | null | undefined)[] = [],
+): Promise<void> {
+	const owner = await store.workspaceOwner(db, workspaceId);
+	if (!owner) return;
+	const others = also.filter((a): a is string => typeof a === "string" && a !== owner);
+	const members = others.length > 0 ? await store.membersAmong(db, workspaceId, others) : [];
+	for (const account of new Set([owner, ...members])) {
+		await raiseNotice(db, { ...notice, account, workspace: workspaceId }, now);
+	}
+}
+
+/**
+ * A notice about something a person made in a workspace (a share, a request, an identity): to that
+ * person while still a member there, else to the workspace's owner of record.
+ */
+export async function notifyMaker(
+	db: Db,
+	workspaceId: string,
+	maker: string | null | undefined,
+	notice: Omit<Notice, "account" | "workspace">,
+	now: number,
+): Promise<void> {
+	const member = maker ? await store.membersAmong(db, workspaceId, [maker]) : [];
+	const account = member[0] ?? (await store.workspaceOwner(db, workspaceId));
+	if (account) await raiseNotice(db, { ...notice, account, workspace: workspaceId }, now);
+}
+
 /**
  * The notifications about a workspace: all of them when it is deleted, or one account's when
  * it leaves (workspaces/). Runs in the caller's transaction.
  */
 export async function deleteWorkspaceNotifications(
-	db: Kysely<Database> | Transaction<Database>,
+	db: Db,
 	workspaceId: string,
 	accountId?: string,
 ): Promise<void> {

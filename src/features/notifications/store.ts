@@ -38,3 +38,54 @@ export function deleteWorkspaceNotifications(db: Db, workspaceId: string, accoun
 		.$if(accountId !== undefined, (qb) => qb.where("account", "=", accountId as string))
 		.execute();
 }
+
+/** The workspace's owner of record: whom notices "to the workspace's owner" go to. */
+export async function workspaceOwner(db: Db, workspaceId: string): Promise<string | undefined> {
+	const row = await db
+		.selectFrom("workspaces")
+		.select("owner")
+		.where("id", "=", workspaceId)
+		.executeTakeFirst();
+	return row?.owner;
+}
+
+/** Which of `accounts` are members of the workspace. */
+export async function membersAmong(
+	db: Db,
+	workspaceId: string,
+	accounts: readonly string[],
+): Promise<string[]> {
+	const rows = await db
+		.selectFrom("members")
+		.select("account")
+		.where("workspace", "=", workspaceId)
+		.where("account", "in", [...accounts])
+		.execute();
+	return rows.map((r) => r.account);
+}
+
+export function settingOf(db: Db, account: string, kind: string) {
+	return db
+		.selectFrom("notification_settings")
+		.select("in_app")
+		.where("account", "=", account)
+		.where("kind", "=", kind)
+		.executeTakeFirst();
+}
+
+export function settingsOf(db: Db, account: string) {
+	return db
+		.selectFrom("notification_settings")
+		.select(["kind", "in_app"])
+		.where("account", "=", account)
+		.execute();
+}
+
+export function upsertSetting(db: Db, account: string, kind: string, inApp: boolean, now: number) {
+	const in_app = inApp ? 1 : 0;
+	return db
+		.insertInto("notification_settings")
+		.values({ account, kind, in_app, updated: now })
+		.onConflict((oc) => oc.columns(["account", "kind"]).doUpdateSet({ in_app, updated: now }))
+		.execute();
+}

@@ -26,6 +26,7 @@ export async function beginConfirmation(ctx: PasskeyContext, accountId: string) 
 		name: null,
 		ticket_hash: null,
 		invitation_hash: null,
+		answer_request: null,
 		created: ctx.now,
 		expires: ctx.now + CEREMONY_TTL_MS,
 	});

@@ -13,6 +13,8 @@ export interface PasskeyContext {
 	db: Kysely<Database>;
 	rp: RelyingParty;
 	allowSignups: boolean;
+	/** ALLOW_ANSWER_SIGNUPS: the operator lets requests admit answer-only sign-ups. */
+	allowAnswerSignups: boolean;
 	now: number;
 }
 

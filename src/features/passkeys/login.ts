@@ -24,6 +24,7 @@ export async function beginLogin(ctx: PasskeyContext, input: { challenge: string
 		name: null,
 		ticket_hash: null,
 		invitation_hash: null,
+		answer_request: null,
 		created: ctx.now,
 		expires: ctx.now + CEREMONY_TTL_MS,
 	});

@@ -13,6 +13,7 @@ import { AppError } from "../../http/errors.ts";
 import { newId, randomToken, sha256Hex } from "../../lib/crypto.ts";
 import { accountByEmail, accountById, createAccount, lockAccount } from "../accounts/service.ts";
 import { acceptIn, liveInvitation } from "../invitations/service.ts";
+import { answerSignupRequest, stillAdmitsAnswerSignup } from "../requests/service.ts";
 import { checkClientData, checkEmail, checkName, checkPkceChallenge } from "./checks.ts";
 import { mintCode, type PasskeyContext } from "./context.ts";
 import { parseTransports } from "./login.ts";
@@ -35,13 +36,30 @@ interface Target {
 	displayName: string;
 	ticketHash: string | null;
 	invitationHash: string | null;
+	/** An answer-only sign-up: the request (id) it was begun for. */
+	answerRequest: string | null;
 }
 
 async function targetOf(
 	ctx: PasskeyContext,
-	input: { email?: string; ticket?: string; invitation?: string },
+	input: { email?: string; ticket?: string; invitation?: string; request?: string },
 	name: string | undefined,
 ): Promise<Target> {
+	if (input.request !== undefined && input.ticket === undefined && input.invitation === undefined) {
+		// An answer-only sign-up: allowed by the operator and by this request, whatever ALLOW_SIGNUPS says.
+		const answerRequest = await answerSignupRequest(ctx.db, input.request, ctx.allowAnswerSignups, ctx.now);
+		const email = checkEmail(input.email);
+		await checkEmailFree(ctx, email);
+		return {
+			accountId: newId(),
+			email,
+			signup: true,
+			displayName: name ?? localPart(email),
+			ticketHash: null,
+			invitationHash: null,
+			answerRequest,
+		};
+	}
 	if (input.invitation !== undefined) {
 		const invitation = await liveInvitation(ctx.db, input.invitation, ctx.now);
 		const email = checkEmail(invitation.email);
@@ -53,6 +71,7 @@ async function targetOf(
 			displayName: name ?? localPart(email),
 			ticketHash: null,
 			invitationHash: sha256Hex(input.invitation),
+			answerRequest: null,
 		};
 	}
 	if (input.ticket !== undefined) {
@@ -69,6 +88,7 @@ async function targetOf(
 				displayName: account.name,
 				ticketHash,
 				invitationHash: null,
+				answerRequest: null,
 			};
 		}
 		const email = checkEmail(ticket.email ?? "");
@@ -80,6 +100,7 @@ async function targetOf(
 			displayName: name ?? localPart(email),
 			ticketHash,
 			invitationHash: null,
+			answerRequest: null,
 		};
 	}
 	if (!ctx.allowSignups)
@@ -93,6 +114,7 @@ async function targetOf(
 		displayName: name ?? localPart(email),
 		ticketHash: null,
 		invitationHash: null,
+		answerRequest: null,
 	};
 }
 
@@ -106,7 +128,14 @@ const localPart = (email: string) => email.split("@")[0] as string;
 
 export async function beginRegistration(
 	ctx: PasskeyContext,
-	input: { email?: string; ticket?: string; invitation?: string; name?: string; challenge?: string },
+	input: {
+		email?: string;
+		ticket?: string;
+		invitation?: string;
+		request?: string;
+		name?: string;
+		challenge?: string;
+	},
 ) {
 	const pkce = input.challenge === undefined ? null : checkPkceChallenge(input.challenge);
 	const name = checkName(input.name);
@@ -133,6 +162,7 @@ export async function beginRegistration(
 		name: name ?? null,
 		ticket_hash: target.ticketHash,
 		invitation_hash: target.invitationHash,
+		answer_request: target.answerRequest,
 		created: ctx.now,
 		expires: ctx.now + CEREMONY_TTL_MS,
 	});
@@ -164,9 +194,24 @@ export async function finishRegistration(
 			}
 			if (ceremony.email) {
 				if (await accountByEmail(trx, ceremony.email)) throw emailTaken();
+				// An answer-only sign-up stands only while its request still admits one.
+				if (
+					ceremony.answer_request &&
+					!(await stillAdmitsAnswerSignup(trx, ceremony.answer_request, ctx.allowAnswerSignups, ctx.now))
+				) {
+					throw new AppError(
+						"answer_signup_not_allowed",
+						"The request no longer admits an answer-only sign-up",
+					);
+				}
 				await createAccount(
 					trx,
-					{ id: accountId, email: ceremony.email, name: ceremony.name ?? undefined },
+					{
+						id: accountId,
+						email: ceremony.email,
+						name: ceremony.name ?? undefined,
+						...(ceremony.answer_request ? { answerOnlyFor: ceremony.answer_request } : {}),
+					},
 					ctx.now,
 				);
 			} else if (!(await lockAccount(trx, accountId))) {

@@ -38,7 +38,13 @@ export const passkeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
 		db: app.store.db,
 		rp,
 		allowSignups: app.config.allowSignups,
+		allowAnswerSignups: app.config.allowAnswerSignups,
 		now: app.clock.now(),
+	});
+	// Answer-only sign-ups begun per IP and hour, on every node together (docs/operations.md).
+	const answerSignupLimit = app.keyedLimit("answerSignup", {
+		max: app.config.ratelimitAnswerSignups,
+		timeWindow: 3_600_000,
 	});
 	// Ceremonies run at the server's own address only; checked before anything else is read.
 	const originGate = async (request: FastifyRequest) => checkOrigin(rp, request.host, request.headers.origin);
@@ -101,16 +107,21 @@ export const passkeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
 			schema: {
 				tags,
 				summary: "Begin registering a passkey: a signup by email, or with a ticket",
+				description:
+					"With `request` (a request's slug) and an email: an answer-only sign-up, admitted when the request allows it (`allowAnswerSignup`) and the operator has not forbidden them (`ALLOW_ANSWER_SIGNUPS`), even with sign-ups off; 403 `answer_signup_not_allowed` or `signups_disabled` otherwise, 404 for an unknown slug, and at most `RATELIMIT_ANSWER_SIGNUPS` begun per hour per IP (429 `rate_limited`).",
 				body: RegisterBeginBody,
 				response: {
 					200: BeginResponse("WebAuthn creation options (PublicKeyCredentialCreationOptionsJSON)"),
-					...errors(400, 403, 409, 429),
+					...errors(400, 403, 404, 409, 429),
 				},
 			},
 			onRequest: originGate,
 			config: { rateLimit: app.limits.passkey, secret: true },
 		},
-		async (request) => beginRegistration(ctx(), request.body),
+		async (request) => {
+			if (request.body.request !== undefined) await answerSignupLimit("begin", request.ip);
+			return beginRegistration(ctx(), request.body);
+		},
 	);
 
 	app.post(

@@ -87,6 +87,14 @@ export const RegisterBeginBody = Type.Object(
 				"invitation token (from `<origin>/app/invite#<token>`): signs up for the invitation's email, even with sign-ups off, and joins its workspace",
 			),
 		),
+		request: Type.Optional(
+			Type.String({
+				minLength: 1,
+				maxLength: 128,
+				description:
+					'a request\'s slug: an answer-only sign-up for `email`, admitted when the request allows it and the operator has not forbidden it (docs/api.md "Answer-only sign-ups")',
+			}),
+		),
 		name: Type.Optional(
 			Type.String({
 				maxLength: 400,

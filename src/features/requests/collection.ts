@@ -50,6 +50,10 @@ export const Request = Type.Object(
 			"Null: no expiry.",
 		),
 		callbackUrl: Nullable(Type.String(), "Receives submissions and grant events; null for none."),
+		allowAnswerSignup: Type.Boolean({
+			description:
+				"A responder without an account may create an answer-only account here to answer (a passkey sign-up, even with sign-ups off, unless the operator forbids it with `ALLOW_ANSWER_SIGNUPS=false`). Default false.",
+		}),
 		created: Timestamp("Creation time."),
 		updated: Timestamp("Time of the last change."),
 	},
@@ -84,6 +88,7 @@ const writable = {
 		"Absolute http(s) URL allowed by the callback URL policy (400 `validation_callback_url_blocked` otherwise); null for none.",
 	),
 	identity: Nullable(Type.String({ maxLength: 64 }), "An identity of this workspace, or null."),
+	allowAnswerSignup: Type.Boolean({ description: "Default false." }),
 };
 
 const optional = Object.fromEntries(Object.entries(writable).map(([k, v]) => [k, Type.Optional(v)])) as {

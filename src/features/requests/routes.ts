@@ -18,6 +18,10 @@ const Probe = Type.Object({
 	identityScope: Type.Union([Type.Literal("any"), Type.Literal("from_root")], {
 		description: "`any` or `from_root` (identities this server certified).",
 	}),
+	answerSignup: Type.Boolean({
+		description:
+			"A responder without an account may sign up here to answer (answer-only): the request allows it, it is open, and the operator has not forbidden it.",
+	}),
 	template: Type.Array(TemplateItem, { description: "What the request asks for." }),
 	requester: Sharer,
 	server: ServerClaim,
@@ -45,7 +49,13 @@ export const requestRoutes: FastifyPluginAsyncTypebox = async (app) => {
 			config: { rateLimit: app.limits.probe },
 		},
 		async (request, reply) => {
-			const probe = await probeRequest(db, request.params.slug, server, clock.now());
+			const probe = await probeRequest(
+				db,
+				request.params.slug,
+				server,
+				clock.now(),
+				config.allowAnswerSignups,
+			);
 			reply.header("cache-control", "no-store");
 			return probe;
 		},

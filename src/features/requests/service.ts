@@ -43,6 +43,7 @@ export interface RequestInput {
 	expiresAt?: string | null;
 	callbackUrl?: string | null;
 	identity?: string | null;
+	allowAnswerSignup?: boolean;
 }
 
 export interface SaveContext {
@@ -93,6 +94,7 @@ async function columns(ctx: SaveContext, input: RequestInput): Promise<Partial<R
 	if (input.callbackUrl !== undefined) {
 		out.callback_url = input.callbackUrl === null ? null : await checkCallbackUrl(input.callbackUrl, policy);
 	}
+	if (input.allowAnswerSignup !== undefined) out.allow_answer_signup = input.allowAnswerSignup ? 1 : 0;
 	if (input.identity !== undefined) {
 		if (input.identity !== null) await checkIdentityOwnership(db, caller, input.identity);
 		out.identity = input.identity;
@@ -123,6 +125,7 @@ export async function createRequest(ctx: SaveContext, input: RequestInput): Prom
 		identity: set.identity ?? null,
 		expires_at: set.expires_at ?? null,
 		callback_url: set.callback_url ?? null,
+		allow_answer_signup: set.allow_answer_signup ?? 0,
 		created: ctx.now,
 		updated: ctx.now,
 	});
@@ -152,23 +155,32 @@ export function requestRecord(row: RequestTable, now: number) {
 		identity: row.identity,
 		expiresAt: isoOrNull(row.expires_at),
 		callbackUrl: row.callback_url,
+		allowAnswerSignup: row.allow_answer_signup === 1,
 		created: iso(row.created),
 		updated: iso(row.updated),
 	};
 }
 
 /** `GET /api/public/requests/{slug}`: the gates, the questions, who asks and which server speaks. */
-export async function probeRequest(db: Db, slug: string, server: ServerClaim, now: number) {
+export async function probeRequest(
+	db: Db,
+	slug: string,
+	server: ServerClaim,
+	now: number,
+	allowAnswerSignups: boolean,
+) {
 	const row = await store.findPublicRequest(db, slug);
 	if (!row) throw new AppError("not_found", "No request has this slug");
+	const status = effectiveStatus(row, now);
 	return {
 		label: row.label,
-		status: effectiveStatus(row, now),
+		status,
 		requiresPassword: row.password_hash !== null,
 		requiresIdentifier: row.requires_identifier === 1,
 		requireHandshake: row.require_handshake === 1,
 		allowExtraFields: row.allow_extra_fields === 1,
 		identityScope: row.identity_scope,
+		answerSignup: allowAnswerSignups && row.allow_answer_signup === 1 && status === "open",
 		template: JSON.parse(row.items) as TemplateItem[],
 		requester: sharerOf(
 			{
@@ -201,4 +213,65 @@ export async function findWorkspaceRequest(db: Db, workspaceId: string, id: stri
 	const found = await store.findRequest(db, workspaceId, id);
 	if (!found) throw new AppError("not_found", "No request with this id in this workspace");
 	return found;
+}
+
+/**
+ * The request an answer-only sign-up is begun for (by slug): it must exist (404), the operator must
+ * allow such sign-ups (403 `signups_disabled`), and the request must be open and allow them (403
+ * `answer_signup_not_allowed`). Its id.
+ */
+export async function answerSignupRequest(
+	db: Db,
+	slug: string,
+	allowed: boolean,
+	now: number,
+): Promise<string> {
+	const request = await store.findPublicRequest(db, slug);
+	if (!request) throw new AppError("not_found", "No request has this slug");
+	if (!allowed) {
+		throw new AppError("signups_disabled", "The operator does not allow answer-only sign-ups on this server");
+	}
+	if (request.allow_answer_signup !== 1 || effectiveStatus(request, now) !== "open") {
+		throw new AppError("answer_signup_not_allowed");
+	}
+	return request.id;
+}
+
+/** At the sign-up's finish, in its transaction: the request (by id) still admits it. */
+export async function stillAdmitsAnswerSignup(
+	db: Db,
+	id: string,
+	allowed: boolean,
+	now: number,
+): Promise<boolean> {
+	if (!allowed) return false;
+	const row = await db
+		.selectFrom("requests")
+		.select(["status", "expires_at", "allow_answer_signup"])
+		.where("id", "=", id)
+		.executeTakeFirst();
+	return row !== undefined && row.allow_answer_signup === 1 && effectiveStatus(row, now) === "open";
+}
+
+/** One request's answer-only sign-ups, for the operator (`svc admin answer-signups`). */
+export interface AnswerSignupCount {
+	request: string;
+	label: string;
+	workspace: string;
+	allowed: boolean;
+	total: number;
+	lastDay: number;
+}
+
+/** Answer-only sign-ups per request that ever admitted one or allows them now, most first. */
+export async function answerSignupCounts(db: Db, now: number): Promise<AnswerSignupCount[]> {
+	const rows = await store.answerSignupCounts(db, now - 86_400_000);
+	return rows.map((r) => ({
+		request: r.id,
+		label: r.label,
+		workspace: r.workspace_name,
+		allowed: r.allow_answer_signup === 1,
+		total: Number(r.total),
+		lastDay: Number(r.last_day ?? 0),
+	}));
 }

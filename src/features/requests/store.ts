@@ -45,3 +45,28 @@ export async function slugExists(db: Db, slug: string): Promise<boolean> {
 	const row = await db.selectFrom("requests").select("id").where("slug", "=", slug).executeTakeFirst();
 	return row !== undefined;
 }
+
+/** Per request allowing answer-only sign-ups or having had one: how many accounts, and since `since`. */
+export function answerSignupCounts(db: Db, since: number) {
+	return db
+		.selectFrom("requests")
+		.innerJoin("workspaces", "workspaces.id", "requests.workspace")
+		.leftJoin("accounts", "accounts.signup_request", "requests.id")
+		.select((eb) => [
+			"requests.id",
+			"requests.label",
+			"requests.allow_answer_signup",
+			"workspaces.name as workspace_name",
+			eb.fn.count<number | string>("accounts.id").as("total"),
+			eb.fn
+				.sum<number | string | null>(eb.case().when("accounts.signup_at", ">=", since).then(1).else(0).end())
+				.as("last_day"),
+		])
+		.groupBy(["requests.id", "requests.label", "requests.allow_answer_signup", "workspaces.name"])
+		.having((eb) =>
+			eb.or([eb("requests.allow_answer_signup", "=", 1), eb(eb.fn.count("accounts.id"), ">", 0)]),
+		)
+		.orderBy("total", "desc")
+		.orderBy("requests.id")
+		.execute();
+}

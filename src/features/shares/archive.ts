@@ -11,6 +11,7 @@ import type yazl from "yazl";
 import type { AccountCaller } from "../../http/auth.ts";
 import { requireScope } from "../../http/auth.ts";
 import { AppError } from "../../http/errors.ts";
+import { seesHidden } from "../../http/permissions.ts";
 import { lazy } from "../../lib/lazy.ts";
 import { hasScope } from "../../lib/scopes.ts";
 import { contentDisposition } from "../../lib/sniff.ts";
@@ -28,7 +29,9 @@ export async function ownerArchive(ctx: SharesContext, caller: AccountCaller, li
 	if (!link) throw new AppError("link_not_found");
 	// A key never opens the vault: it may read none of the files.
 	const readsFiles = caller.kind === "session" && hasScope(caller.scopes, "record:read");
-	const files = readsFiles ? grantedFiles((await readGrants(ctx, link)).records) : [];
+	// Hidden files stay out for a caller who does not see hidden entries (members and viewers).
+	const granted = readsFiles ? (await readGrants(ctx, link)).records : [];
+	const files = grantedFiles(seesHidden(caller) ? granted : granted.filter((r) => r.hidden !== 1));
 	if (files.length === 0) throw new AppError("archive_empty");
 	const stampLine = isWatermarked(link)
 		? `${link.stamp ?? ""} | owner copy | ${new Date(now).toISOString().slice(0, 10)}`

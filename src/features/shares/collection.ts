@@ -10,6 +10,7 @@ import { Type } from "typebox";
 import type { LinkTable } from "../../db/schema.ts";
 import type { AccountCaller } from "../../http/auth.ts";
 import { AppError } from "../../http/errors.ts";
+import { seesHidden } from "../../http/permissions.ts";
 import { hashPassword } from "../../lib/password.ts";
 import { stripDisguising } from "../../lib/sniff.ts";
 import { invalidField, iso, isoOrNull, Nullable, parseExpiry, Timestamp } from "../collections/fields.ts";
@@ -17,6 +18,7 @@ import { defineCollection, type OperationContext } from "../collections/registry
 import { connectionForShare } from "../connections/service.ts";
 import { checkIdentityOwnership } from "../identity/service.ts";
 import { type GrantHooks, runLinkDeleted } from "./grant-hooks.ts";
+import { refuseHiddenGrants, refuseHiddenShare } from "./hidden.ts";
 import { refuseKeyLoosening } from "./key-changes.ts";
 import {
 	assertHandOverable,
@@ -40,14 +42,17 @@ export const Link = Type.Object(
 		workspace: Type.String(),
 		slug: Nullable(
 			Type.String(),
-			"The capability (256 bits, base64url): the share's address is `/s/{slug}` and its API `/api/public/links/{slug}`. Null for API key callers: a key never opens the vault.",
+			"The capability (256 bits, base64url): the share's address is `/s/{slug}` and its API `/api/public/links/{slug}`. Null for API key callers (a key never opens the vault), and for members and viewers when the share holds a hidden record (it would read it).",
 		),
 		label: Type.String({ description: "0 to 200 characters." }),
 		status: Type.Union(
 			STATUSES.map((s) => Type.Literal(s)),
 			{ description: "`active`, `paused`, `revoked` or `expired`; see the transition table in docs/api.md." },
 		),
-		records: Type.Array(Type.String(), { description: "Ids of the records the share names, in order." }),
+		records: Type.Array(Type.String(), {
+			description:
+				"Ids of the records the share names, in order; for members and viewers without the hidden ones.",
+		}),
 		sections: Type.Array(Type.String(), {
 			description: "Ids of the sections the share names; it grants every record they hold now.",
 		}),
@@ -205,6 +210,7 @@ async function checkGrants(ctx: OperationContext, input: LinkInput) {
 			throw invalidField(field, `must name ${table} of this workspace`);
 		}
 	}
+	await refuseHiddenGrants(ctx, input);
 }
 
 /** The column changes an input asks for, checked; `current` is the row for an update. */
@@ -292,13 +298,16 @@ export const linksCollection = defineCollection<LinkRow, LinkInput, LinkInput, L
 	access: {
 		list: rule("link:read"),
 		view: rule("link:read"),
-		create: rule("link:write"),
+		// `link:*` covers it; an answer-only account holds `link:read` and `link:write` alone.
+		create: rule("link:create"),
 		update: rule("link:write"),
 		delete: rule("link:write"),
 	},
 	idColumn: "links.id",
 	select: (db, caller) => {
-		const q = store.selectLinks(db, caller.workspaceId);
+		const base = store.selectLinks(db, caller.workspaceId);
+		// Members and viewers never meet hidden entries, in a share neither (store.withGrants).
+		const q = seesHidden(caller) ? base : base.select(sql<number>`1`.as("withhold_hidden"));
 		// A key never sees a slug: holding one reads the vault values the share grants.
 		return caller.kind === "apiKey" ? q.select(sql<string>`''`.as("slug")) : q;
 	},
@@ -347,6 +356,7 @@ export const linksCollection = defineCollection<LinkRow, LinkInput, LinkInput, L
 			return { id };
 		},
 		update: async (ctx, row, input) => {
+			await refuseHiddenShare(ctx, row);
 			await checkGrants(ctx, input);
 			const changes = await columns(ctx, input, row);
 			if (ctx.caller.kind === "apiKey") refuseKeyLoosening(row, changes);
@@ -376,6 +386,7 @@ export const linksCollection = defineCollection<LinkRow, LinkInput, LinkInput, L
 			});
 		},
 		delete: async (ctx, row) => {
+			await refuseHiddenShare(ctx, row);
 			await ctx.db.transaction().execute(async (trx) => {
 				await runLinkDeleted(ctx.grantHooks, trx, row.id, ctx.now);
 				await store.deleteLink(trx, row.id);

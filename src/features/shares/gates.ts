@@ -56,9 +56,11 @@ export const SHARE_READERS = [
 	"carddav",
 	"fileToken",
 	"archive",
+	"formatToken",
 	"grantRead",
 	"oidcClaims",
 	"remoteAnswer",
+	"ownerPreview",
 ] as const;
 export type ShareReader = (typeof SHARE_READERS)[number];
 
@@ -102,12 +104,18 @@ export const READER_GATES: Record<ShareReader, ReaderGates> = {
 	// reads their own, in any status, and claims no view.
 	fileToken: { status: "token", secrets: "none", view: null },
 	archive: { status: "token", secrets: "none", view: null },
+	// /s/{slug}?format=csv|vcf|ics&dl=: a data format downloaded from the opened share page with
+	// the one-time token the page's read minted (read kinds csv, vcard, ical); the view is the page's.
+	formatToken: { status: "token", secrets: "none", view: null },
 	// POST /api/grants/resolve: the grant's token is its credential; values while active.
 	grantRead: { status: "peek", secrets: "none", view: null },
 	// A sign-in link's claims are read as grants are (oidc reads them through the grant read).
 	oidcClaims: { status: "peek", secrets: "none", view: null },
 	// GET /api/requests/{id}/links: the requester reads the answers it collected; values while active.
 	remoteAnswer: { status: "peek", secrets: "none", view: null },
+	// GET /api/links/{id}/preview: the owner, signed in, sees the page as a reader who passed the
+	// password and identity gates would; the status as it stands, no view, nothing logged.
+	ownerPreview: { status: "peek", secrets: "none", view: null },
 };
 
 /** A reader who passed the gates: the status it sees and who it proved to be (handshake shares). */
@@ -177,7 +185,8 @@ export async function admit(
 
 /**
  * The status gate of a reader that reports the status and reads values only while it is active
- * (`peek`: the grant read, the answers a request collected), for a row read without its gates.
+ * (`peek`: the grant read, the answers a request collected, the owner's preview), for a row read
+ * without its gates.
  */
 export function peekStatus(
 	reader: ShareReader,

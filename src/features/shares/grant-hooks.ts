@@ -4,6 +4,7 @@
 // row) commits or rolls back with the change; a hook that throws rolls the change back.
 import type { Kysely, Transaction } from "kysely";
 import type { Database, LinkTable } from "../../db/schema.ts";
+import { notifyExpired } from "./notices.ts";
 
 type Db = Kysely<Database> | Transaction<Database>;
 export type LinkStatus = LinkTable["status"];
@@ -40,6 +41,8 @@ export async function runLinkStatus(
 	now: number,
 ) {
 	if (change.from === change.to) return;
+	// Every move to `expired` passes here once (its write is conditional): the owner hears of it.
+	if (change.to === "expired") await notifyExpired(db, change.link, now);
 	for (const hook of hooks?.onLinkStatus ?? []) await hook(db, change, now);
 }
 

@@ -5,7 +5,7 @@ import type { Kysely, Transaction } from "kysely";
 import type { Database, LinkTable } from "../../db/schema.ts";
 import { AppError } from "../../http/errors.ts";
 import { newId, randomToken } from "../../lib/crypto.ts";
-import { createNotification } from "../notifications/service.ts";
+import { raiseNotice } from "../notifications/service.ts";
 import { effectiveStatus, type LinkStatus } from "./gates/open.ts";
 import { type GrantHooks, runLinkStatus } from "./grant-hooks.ts";
 import { type PublicQueries, publicQueries } from "./public-queries.ts";
@@ -126,7 +126,7 @@ async function notifyRevoked(
 			: actor.kind === "system"
 				? actor.reason
 				: "by you";
-	await createNotification(
+	await raiseNotice(
 		db,
 		{
 			account: ws.owner,
@@ -137,6 +137,7 @@ async function notifyRevoked(
 			// A tool is named by its origin (what it is) and the name it gives itself (a claim).
 			data: {
 				link: link.id,
+				label: link.label,
 				by: actor.kind,
 				...(actor.kind === "tool" ? { tool: actor.origin, toolName: actor.name } : {}),
 			},

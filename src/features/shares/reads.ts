@@ -1,6 +1,7 @@
 // The read log (docs/api.md "Read log"): the `linkReads` collection lists, per share, every read
 // that returned values: a resolve through the API, the share page or the addressbook (written in
-// the statement or transaction that takes the view), a file, an archive. Never a value, never the
+// the statement or transaction that takes the view), a file, an archive, a data format downloaded
+// from the opened page (under the page's view). Never a value, never the
 // reader's address. Rows older than `READ_LOG_DAYS` days are swept.
 
 import type { Kysely } from "kysely";
@@ -10,7 +11,7 @@ import type { Database, LinkReadTable } from "../../db/schema.ts";
 import { iso, Nullable, Timestamp } from "../collections/fields.ts";
 import { defineCollection } from "../collections/registry.ts";
 
-const KINDS = ["api", "page", "addressbook", "file", "archive"] as const;
+const KINDS = ["api", "page", "addressbook", "file", "archive", "csv", "vcard", "ical"] as const;
 
 export const LinkRead = Type.Object(
 	{
@@ -21,11 +22,12 @@ export const LinkRead = Type.Object(
 			KINDS.map((k) => Type.Literal(k)),
 			{
 				description:
-					"`api` (POST /api/public/links/{slug}), `page` (/s/{slug} in any format), `addressbook` (/dav/s/{slug}/), `file` (a downloadToken spent), `archive` (an archiveToken spent).",
+					"`api` (POST /api/public/links/{slug}), `page` (/s/{slug} in any format), `addressbook` (/dav/s/{slug}/), `file` (a downloadToken spent), `archive` (an archiveToken spent), `csv`, `vcard`, `ical` (a format downloaded from the opened share page with its one-time token, under the page's view).",
 			},
 		),
 		view: Type.Integer({
-			description: "The view the read took; for `file` and `archive`, the view whose token it spent.",
+			description:
+				"The view the read took; for `file`, `archive`, `csv`, `vcard` and `ical`, the view whose token it spent.",
 		}),
 		record: Nullable(Type.String(), "The file read (`file` reads); null otherwise."),
 		readerFingerprint: Nullable(

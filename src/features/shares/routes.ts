@@ -13,7 +13,7 @@ import { sharesContext } from "./context.ts";
 import { probe, resolve } from "./public.ts";
 import { sweepReads } from "./reads.ts";
 import * as store from "./store.ts";
-import { logFileRead, openArchive, openDownload } from "./tokens.ts";
+import { logTokenRead, openArchive, openDownload } from "./tokens.ts";
 
 const Slug = Type.Object({ slug: Type.String({ minLength: 1, maxLength: 128 }) });
 const Binary = {
@@ -207,7 +207,7 @@ export const shareRoutes: FastifyPluginAsyncTypebox = async (app) => {
 				if (!copy)
 					throw new AppError("file_not_watermarkable", "This file cannot be stamped, so it is not served");
 				try {
-					await logFileRead(ctx, read, now);
+					await logTokenRead(ctx, read, now);
 				} catch (err) {
 					if (!Buffer.isBuffer(copy.body)) copy.body.destroy();
 					throw err;
@@ -217,7 +217,7 @@ export const shareRoutes: FastifyPluginAsyncTypebox = async (app) => {
 			const body = await app.blobs.get(file.fileKey).catch(() => {
 				throw new AppError("record_not_found", "The file's bytes are gone");
 			});
-			await logFileRead(ctx, read, now);
+			await logTokenRead(ctx, read, now);
 			return sendFile(reply, body, file.size, disposition);
 		},
 	);
@@ -245,7 +245,7 @@ export const shareRoutes: FastifyPluginAsyncTypebox = async (app) => {
 				request.query.dl,
 				now,
 			);
-			return streamArchive(app, reply, link, files, stampLine, () => logFileRead(ctx, read, now));
+			return streamArchive(app, reply, link, files, stampLine, () => logTokenRead(ctx, read, now));
 		},
 	);
 

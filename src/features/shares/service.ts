@@ -4,14 +4,19 @@
 // outside this feature touches its store or compiled queries.
 import type { Kysely, Transaction } from "kysely";
 import type { Database, LinkTable } from "../../db/schema.ts";
+import { type Caller, requireScope } from "../../http/auth.ts";
 import { AppError } from "../../http/errors.ts";
+import type { SharesContext } from "./context.ts";
+import { passGates } from "./gates.ts";
 import type { GrantHooks } from "./grant-hooks.ts";
 import { grantsOf } from "./granted.ts";
 import { changeLinkStatus, createLink, effectiveStatus, type LinkStatus, type NewLink } from "./lifecycle.ts";
+import { findBySlug } from "./public.ts";
+import type { PublicLinkRow } from "./public-queries.ts";
 import * as store from "./store.ts";
 
 export { type SharesContext, sharesContext } from "./context.ts";
-export { effectiveStatus, pastExpirySql } from "./gates/open.ts";
+export { effectiveStatus, pastExpiry, pastExpirySql } from "./gates/open.ts";
 export {
 	type Client,
 	checkHandshake,
@@ -34,8 +39,35 @@ export { changeLinkStatus, createLink, expireLinks, isWatermarked } from "./life
 export { findBySlug, resolveLink } from "./public.ts";
 export type { PublicLinkRow } from "./public-queries.ts";
 export { resolvesAnyOf } from "./store.ts";
+export { FORMAT_TOKEN_TTL_MS, logTokenRead, mintFormatTokens, openFormat, type TokenRead } from "./tokens.ts";
 
 type Db = Kysely<Database> | Transaction<Database>;
+
+/**
+ * The owner's preview of their share (GET /api/links/{id}/preview): the share of the caller's
+ * workspace, read as the `ownerPreview` reader of READER_GATES: its status as it stands, none of
+ * the password and identity gates its readers pass, no view taken, nothing logged. A session with
+ * `link:read` and `record:read` only: a key never opens the vault, so it never sees a share's values.
+ */
+export async function ownerPreview(
+	ctx: SharesContext,
+	caller: Caller,
+	linkId: string,
+	now: number,
+): Promise<{ link: PublicLinkRow; status: LinkStatus }> {
+	requireScope(caller, "link:read");
+	if (caller.kind !== "session")
+		throw new AppError("api_key_scope_missing", "An API key never opens a share's values", {
+			extra: { scope: "record:read" },
+		});
+	requireScope(caller, "record:read");
+	const own = await store.findLink(ctx.db, caller.workspaceId, linkId);
+	if (!own) throw new AppError("link_not_found");
+	// The row every reader of the share reads (with its sharer), by the share's own slug.
+	const link = await findBySlug(ctx, own.slug);
+	const { status } = await passGates(ctx, "ownerPreview", link, {}, now);
+	return { link, status };
+}
 
 /**
  * The stamp line of a share for one of its records, for `POST /api/stamp-preview` with `link`:

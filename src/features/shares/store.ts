@@ -5,7 +5,11 @@ import type { Database, LinkTable } from "../../db/schema.ts";
 
 type Db = Kysely<Database> | Transaction<Database>;
 
-export type LinkRow = LinkTable & { records: string; sections: string };
+/**
+ * `withhold_hidden` is 1 for a caller who does not see hidden entries (members and viewers): the
+ * page then leaves hidden records out of `records` and blanks the slug of a share holding one.
+ */
+export type LinkRow = LinkTable & { records: string; sections: string; withhold_hidden: number };
 
 /** Links of one workspace, each with its named record and section ids (comma-joined, in order). */
 export function selectLinks(db: Db, workspaceId: string) {
@@ -13,7 +17,71 @@ export function selectLinks(db: Db, workspaceId: string) {
 		.selectFrom("links")
 		.where("links.workspace", "=", workspaceId)
 		.selectAll("links")
-		.select([sql<string>`''`.as("records"), sql<string>`''`.as("sections")]);
+		.select([
+			sql<string>`''`.as("records"),
+			sql<string>`''`.as("sections"),
+			sql<number>`0`.as("withhold_hidden"),
+		]);
+}
+
+/** A record members and viewers never meet: hidden, or an alias reading a hidden record's value. */
+function hiddenForMembers(eb: ExpressionBuilder<Database, "records">) {
+	return eb.or([
+		eb("records.hidden", "=", 1),
+		eb.exists(
+			eb
+				.selectFrom("records as target")
+				.select("target.id")
+				.whereRef("target.id", "=", "records.alias")
+				.where("target.hidden", "=", 1),
+		),
+	]);
+}
+
+/** Which of `ids` (records of the workspace) members and viewers never meet. */
+export async function hiddenRecordIds(db: Db, ids: readonly string[]): Promise<Set<string>> {
+	if (ids.length === 0) return new Set();
+	const rows = await db
+		.selectFrom("records")
+		.select("records.id")
+		.where("records.id", "in", [...ids])
+		.where(hiddenForMembers)
+		.execute();
+	return new Set(rows.map((r) => r.id));
+}
+
+/** Which of `links` grant, directly or through a section, a record members and viewers never meet. */
+export async function linksHoldingHidden(db: Db, links: readonly string[]): Promise<Set<string>> {
+	if (links.length === 0) return new Set();
+	const rows = await db
+		.selectFrom("link_records as lr")
+		.innerJoin("records", "records.id", "lr.record")
+		.select("lr.link")
+		.where("lr.link", "in", links)
+		.where(hiddenForMembers)
+		.union(
+			db
+				.selectFrom("link_sections as ls")
+				.innerJoin("records", "records.section", "ls.section")
+				.select("ls.link")
+				.where("ls.link", "in", links)
+				.where(hiddenForMembers),
+		)
+		.execute();
+	return new Set(rows.map((r) => r.link));
+}
+
+/** Which of `sections` hold a record members and viewers never meet. */
+export async function sectionsHoldingHidden(db: Db, sections: readonly string[]): Promise<boolean> {
+	if (sections.length === 0) return false;
+	const row = await db
+		.selectFrom("records")
+		.select("records.id")
+		.where("records.section", "in", [...sections])
+		.where(hiddenForMembers)
+		.limit(1)
+		.executeTakeFirst();
+	return row !== undefined;
 }
 
 /** Fills in the named record and section ids of a page of links: two queries per page. */
@@ -41,11 +109,28 @@ export async function withGrants(db: Db, rows: LinkRow[]): Promise<LinkRow[]> {
 	};
 	const r = group(records);
 	const s = group(sections);
-	return rows.map((row) => ({
-		...row,
-		records: (r.get(row.id) ?? []).join(","),
-		sections: (s.get(row.id) ?? []).join(","),
-	}));
+	// For members and viewers: hidden records are left out, and a share holding one keeps its slug
+	// (which would read them) to itself.
+	const withheld = rows.filter((row) => row.withhold_hidden === 1).map((row) => row.id);
+	const [hiddenIds, holding] =
+		withheld.length === 0
+			? [new Set<string>(), new Set<string>()]
+			: await Promise.all([
+					hiddenRecordIds(db, [
+						...new Set(records.filter((x) => withheld.includes(x.link)).map((x) => x.id)),
+					]),
+					linksHoldingHidden(db, withheld),
+				]);
+	return rows.map((row) => {
+		const own = r.get(row.id) ?? [];
+		const withhold = row.withhold_hidden === 1;
+		return {
+			...row,
+			slug: withhold && holding.has(row.id) ? "" : row.slug,
+			records: (withhold ? own.filter((id) => !hiddenIds.has(id)) : own).join(","),
+			sections: (s.get(row.id) ?? []).join(","),
+		};
+	});
 }
 
 export function findLink(db: Db, workspaceId: string, id: string) {
@@ -251,4 +336,13 @@ export function resolvesAnyOf(records: readonly string[]) {
 			),
 		]);
 	};
+}
+
+/** What an expiry notice names: the share's label and why it expired. */
+export function linkForNotice(db: Db, id: string) {
+	return db
+		.selectFrom("links")
+		.select(["id", "workspace", "label", "created_by", "max_views", "view_count", "expires_at", "purpose"])
+		.where("id", "=", id)
+		.executeTakeFirst();
 }

@@ -1,6 +1,8 @@
-// The one-time file tokens of a share (spec "Share (link)", "One-time artefacts"): a resolve mints
-// a `downloadToken` per granted file and one `archiveToken`, each carrying the view that minted
-// it; each is spent on first presentation, right or wrong (one conditional DELETE … RETURNING).
+// The one-time tokens of a share (spec "Share (link)", "One-time artefacts"): a resolve mints
+// a `downloadToken` per granted file and one `archiveToken`, and the share page's read one token
+// per data format it offers (docs/api.md "Share page and formats"), each carrying the view that
+// minted it; each is spent on first presentation, right or wrong (one conditional DELETE … RETURNING).
+import type { FormatTokenKind } from "../../db/schema.ts";
 import { AppError } from "../../http/errors.ts";
 import { newId, randomToken, sha256Hex } from "../../lib/crypto.ts";
 import type { StoredFile } from "../vault/service.ts";
@@ -14,7 +16,18 @@ export const DOWNLOAD_TOKEN_TTL_MS = 10 * 60_000;
 /** `archiveToken`: usable within two minutes of the resolve (spec "Limits"). */
 export const ARCHIVE_TOKEN_TTL_MS = 2 * 60_000;
 
+/** A data format from the opened share page: single use, within the download tokens' ten minutes (ours). */
+export const FORMAT_TOKEN_TTL_MS = DOWNLOAD_TOKEN_TTL_MS;
+
 const TOKEN_BYTES = 32;
+
+const TTL: Record<"download" | "archive" | FormatTokenKind, number> = {
+	download: DOWNLOAD_TOKEN_TTL_MS,
+	archive: ARCHIVE_TOKEN_TTL_MS,
+	csv: FORMAT_TOKEN_TTL_MS,
+	vcard: FORMAT_TOKEN_TTL_MS,
+	ical: FORMAT_TOKEN_TTL_MS,
+};
 
 interface Minting {
 	link: string;
@@ -29,7 +42,7 @@ interface Minting {
 async function mint(
 	ctx: SharesContext,
 	m: Minting,
-	kind: "download" | "archive",
+	kind: keyof typeof TTL,
 	record: string | null,
 ): Promise<string> {
 	const token = randomToken(TOKEN_BYTES);
@@ -42,7 +55,7 @@ async function mint(
 		line: m.line,
 		reader: m.reader,
 		now: m.now,
-		expires: m.now + (kind === "download" ? DOWNLOAD_TOKEN_TTL_MS : ARCHIVE_TOKEN_TTL_MS),
+		expires: m.now + TTL[kind],
 	});
 	return token;
 }
@@ -56,6 +69,29 @@ export async function mintFileTokens(ctx: SharesContext, fileIds: readonly strin
 }
 
 /**
+ * The share page's tokens of one read (the view `m.view`): one per data format it offers. Each
+ * serves its format once, within FORMAT_TOKEN_TTL_MS, without another view.
+ */
+export async function mintFormatTokens(
+	ctx: SharesContext,
+	kinds: readonly FormatTokenKind[],
+	m: Minting,
+): Promise<Map<FormatTokenKind, string>> {
+	const tokens = new Map<FormatTokenKind, string>();
+	for (const kind of kinds) tokens.set(kind, await mint(ctx, m, kind, null));
+	return tokens;
+}
+
+type Wanted = { kind: "download"; record: string } | { kind: "archive" } | { kind: FormatTokenKind };
+
+/** The reader (gates.ts) a token of each kind reads as, and the read-log kind it is written with. */
+function readerOf(kind: Wanted["kind"]) {
+	if (kind === "download") return { reader: "fileToken", read: "file" } as const;
+	if (kind === "archive") return { reader: "archive", read: "archive" } as const;
+	return { reader: "formatToken", read: kind } as const;
+}
+
+/**
  * Spends a token (first presentation, right or wrong), then checks it was minted for this share,
  * this kind (and record) and is within its time, then runs the token readers' gates (gates.ts):
  * paused, revoked or past its expiry refuses; a share expired by its view cap still honours the
@@ -65,9 +101,9 @@ async function spend(
 	ctx: SharesContext,
 	slug: string,
 	token: string | undefined,
-	want: { kind: "download"; record: string } | { kind: "archive" },
+	want: Wanted,
 	now: number,
-): Promise<{ link: PublicLinkRow; stampLine: string | null; read: FileRead }> {
+): Promise<{ link: PublicLinkRow; stampLine: string | null; read: TokenRead }> {
 	if (!token) throw new AppError("file_download_invalid", "The token (`dl`) is missing");
 	const [spent] = await ctx.q.spendToken(ctx.db, { hash: sha256Hex(token) });
 	const [link] = await ctx.q.linkBySlug(ctx.db, { slug });
@@ -77,19 +113,37 @@ async function spend(
 		spent !== undefined &&
 		spent.link === link.id &&
 		spent.kind === want.kind &&
-		(want.kind === "archive" || spent.record === want.record) &&
+		(want.kind !== "download" || spent.record === want.record) &&
 		spent.expires > now;
 	if (!bound) throw new AppError("file_download_invalid");
-	await passGates(ctx, want.kind === "download" ? "fileToken" : "archive", link, {}, now);
-	const read: FileRead = {
+	const { reader, read: kind } = readerOf(want.kind);
+	await passGates(ctx, reader, link, {}, now);
+	const read: TokenRead = {
 		link: link.id,
 		workspace: link.workspace,
-		kind: want.kind === "download" ? "file" : "archive",
+		kind,
 		view: spent.view,
 		record: want.kind === "download" ? want.record : null,
 		reader: spent.reader,
 	};
 	return { link, stampLine: spent.stamp_line, read };
+}
+
+/**
+ * The share a data-format token opens (`/s/{slug}?format=…&dl=`): spent, bound to this share and
+ * format, within its time, through the formatToken reader's gates. The caller reads the values
+ * as they stand now (a living grant, as a file token serves the file as it is now) and logs the
+ * read under the token's view once it answers.
+ */
+export async function openFormat(
+	ctx: SharesContext,
+	slug: string,
+	kind: FormatTokenKind,
+	token: string | undefined,
+	now: number,
+): Promise<{ link: PublicLinkRow; read: TokenRead }> {
+	const { link, read } = await spend(ctx, slug, token, { kind }, now);
+	return { link, read };
 }
 
 /** The file a `downloadToken` opens; the record must still be granted by the share now. */
@@ -99,7 +153,7 @@ export async function openDownload(
 	recordId: string,
 	token: string | undefined,
 	now: number,
-): Promise<{ link: PublicLinkRow; file: StoredFile; stampLine: string | null; read: FileRead }> {
+): Promise<{ link: PublicLinkRow; file: StoredFile; stampLine: string | null; read: TokenRead }> {
 	const { link, stampLine, read } = await spend(
 		ctx,
 		slug,
@@ -122,17 +176,17 @@ export async function openArchive(ctx: SharesContext, slug: string, token: strin
 	return { link, files, stampLine, read };
 }
 
-/** A file or archive read, logged once its bytes are about to be sent (docs/api.md "Read log"). */
-export interface FileRead {
+/** A file, archive or format read by token, logged once its bytes are about to be sent (docs/api.md "Read log"). */
+export interface TokenRead {
 	link: string;
 	workspace: string;
-	kind: "file" | "archive";
+	kind: "file" | "archive" | FormatTokenKind;
 	view: number;
 	record: string | null;
 	reader: string | null;
 }
 
-export async function logFileRead(ctx: SharesContext, read: FileRead, now: number): Promise<void> {
+export async function logTokenRead(ctx: SharesContext, read: TokenRead, now: number): Promise<void> {
 	const { link: id, workspace, kind, view, record, reader } = read;
 	await ctx.q.insertRead(ctx.db, { readId: newId(), id, workspace, now, kind, view, record, reader });
 }

@@ -91,7 +91,7 @@ export async function stampPreview(
 	// With a share, the share's stamp is used and `text` is ignored, valid or not.
 	const text = input.link === undefined ? stampText(input.text) : undefined;
 
-	const file = await findWorkspaceFile(deps.db, caller.workspaceId, input.record);
+	const file = await findWorkspaceFile(deps.db, caller, input.record);
 	if (!file) throw new AppError("record_not_found", "No file record with this id in this workspace");
 	const base =
 		text ??

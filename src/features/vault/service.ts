@@ -36,3 +36,20 @@ export async function deleteFileTokens(db: Db, workspaceId: string, accountId?: 
 export async function takeBackRecords(db: Db, ids: readonly string[]): Promise<void> {
 	if (ids.length > 0) await records.deleteRecordsById(db, ids);
 }
+
+/** A whole vault read out and written in (the transfer feature's export and import). */
+export {
+	type ContentEntry,
+	type ContentSection,
+	type ContentTemplate,
+	checkContents,
+	insertContents,
+	NAME_MAX,
+	type Refusal,
+	readContents,
+	sectionKeys,
+	TEMPLATE_NAME_MAX,
+	VALUE_MAX,
+	type VaultContents,
+} from "./contents.ts";
+export { TEMPLATE_ITEM_TYPES, TEMPLATE_MAX_ITEMS, type TemplateItem } from "./templates/service.ts";

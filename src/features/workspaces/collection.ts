@@ -2,6 +2,7 @@
 // owner; owners and admins rename; the owner deletes (not a personal workspace). Sessions only.
 import { sql } from "kysely";
 import { Type } from "typebox";
+import { RoleSchema } from "../../http/permissions.ts";
 import type { BlobStore } from "../../lib/blob-store.ts";
 import { invalidField, iso, Timestamp } from "../collections/fields.ts";
 import { defineCollection } from "../collections/registry.ts";
@@ -17,9 +18,7 @@ export const Workspace = Type.Object(
 		personal: Type.Boolean({
 			description: "The account's own workspace, made with it; deleted only with the account.",
 		}),
-		role: Type.Union([Type.Literal("owner"), Type.Literal("admin"), Type.Literal("member")], {
-			description: "The caller's role in it.",
-		}),
+		role: RoleSchema("The caller's role in it."),
 		active: Type.Boolean({
 			description:
 				"Whether it is the caller's active workspace for this request (`X-Workspace`, else the first).",

@@ -3,12 +3,11 @@
 // owner (rules in membership.ts). Members join through invitations, never by a create here.
 import { sql } from "kysely";
 import { Type } from "typebox";
+import { RoleSchema } from "../../http/permissions.ts";
 import { iso, Timestamp } from "../collections/fields.ts";
 import { defineCollection } from "../collections/registry.ts";
 import * as membership from "./membership.ts";
 import { type MemberRow, selectMembers } from "./store.ts";
-
-const Role = Type.Union([Type.Literal("owner"), Type.Literal("admin"), Type.Literal("member")]);
 
 export const Member = Type.Object(
 	{
@@ -17,7 +16,7 @@ export const Member = Type.Object(
 		account: Type.String({ description: "The member's account id." }),
 		email: Type.String(),
 		name: Type.String({ description: "The member's account name." }),
-		role: Role,
+		role: RoleSchema(),
 		owner: Type.Boolean({
 			description:
 				"The owner of record: an owner, the one notifications meant for the workspace's owner go to (for a personal workspace, the account it belongs to). It moves to another owner when this one stops being one.",
@@ -30,10 +29,9 @@ export const Member = Type.Object(
 
 const MemberUpdate = Type.Object(
 	{
-		role: Type.Union([Type.Literal("owner"), Type.Literal("admin"), Type.Literal("member")], {
-			description:
-				"Never above the caller's own role (`member_role_above_own`); the last owner cannot step down (`member_last_owner`).",
-		}),
+		role: RoleSchema(
+			"Never above the caller's own role (`member_role_above_own`); the last owner cannot step down (`member_last_owner`).",
+		),
 	},
 	{ additionalProperties: false },
 );
@@ -43,7 +41,7 @@ const rule = (scope: string) => ({ scope, apiKeys: true });
 export const membersCollection = defineCollection<MemberRow, never, { role: membership.Role }>({
 	name: "members",
 	description:
-		"Members of the active workspace. Change a role (PATCH) or remove a member (DELETE) with `members:write`, never ranked above your own role (owner > admin > member); a workspace keeps at least one owner; the account a personal workspace belongs to stays its owner. Removing a member revokes the API keys they made for the workspace. Members join through invitations (`invitations`).",
+		"Members of the active workspace. Change a role (PATCH) or remove a member (DELETE) with `members:write`, never ranked above your own role (owner > admin > member > viewer); a workspace keeps at least one owner; the account a personal workspace belongs to stays its owner. Removing a member revokes the API keys they made for the workspace. Members join through invitations (`invitations`).",
 	schemas: { item: Member, update: MemberUpdate },
 	query: {
 		id: { type: "text", expr: sql.ref("members.id"), sort: true },

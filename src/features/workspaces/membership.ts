@@ -1,4 +1,4 @@
-// Membership rules (docs/api.md "Members and invitations"): roles rank owner > admin > member and
+// Membership rules (docs/api.md "Members and invitations"): roles rank owner > admin > member > viewer and
 // nobody gives or changes a role above their own; a workspace keeps at least one owner; the account
 // a personal workspace belongs to stays its owner. Every change that could take the last owner
 // away first locks the workspace row, so two such changes on two nodes take turns and the second
@@ -12,6 +12,7 @@ import type { Kysely, Transaction } from "kysely";
 import type { Database } from "../../db/schema.ts";
 import type { AccountCaller } from "../../http/auth.ts";
 import { AppError } from "../../http/errors.ts";
+import type { Role } from "../../http/permissions.ts";
 import { revokeMemberKeys } from "../apikeys/service.ts";
 import { deleteConnectionsOf } from "../connections/service.ts";
 import { deleteWorkspaceNotifications } from "../notifications/service.ts";
@@ -20,9 +21,9 @@ import * as store from "./store.ts";
 
 type Db = Kysely<Database> | Transaction<Database>;
 
-export type Role = "owner" | "admin" | "member";
+export type { Role };
 
-const RANK: Record<string, number> = { member: 1, admin: 2, owner: 3 };
+const RANK: Record<string, number> = { viewer: 1, member: 2, admin: 3, owner: 4 };
 
 /** True when someone holding `held` may give, take or change `role`. */
 export function roleWithin(held: string, role: string): boolean {

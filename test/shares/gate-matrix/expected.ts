@@ -23,7 +23,8 @@ export { SHARE_GATES, SHARE_READERS, type ShareGate, type ShareReader };
  * - `status <s>, no values`: a grant read answering the status and nothing else; `not_found`;
  * - the probe: `status <s>`, `requiresPassword`, `requireHandshake`, `watermarked`;
  * - the page for a browser: `404 page: <status>`, `200 password form`, `403 open in the app`;
- * - `not listed`: the reader answers but leaves the entry out.
+ * - `not listed`: the reader answers but leaves the entry out;
+ * - the owner's preview of a share that is not active: `preview: <status>` (the page readers meet).
  * `not applicable: <why>` marks a gate that does not concern the reader: that cell asserts the
  * reader serves the share as if the gate were not there (`served`).
  */
@@ -48,9 +49,12 @@ const status = (s: string) => ({
 	carddav: `404 link_${s}`,
 	fileToken: `404 link_${s}`,
 	archive: `404 link_${s}`,
+	// Followed from the opened page by a browser: the refusal is a page.
+	formatToken: `404 page: ${s}`,
 	grantRead: `status ${s}, no values`,
 	oidcClaims: `status ${s}, no values`,
 	remoteAnswer: `status ${s}, no values`,
+	ownerPreview: `preview: ${s}`,
 });
 
 /** userinfo leaves out a sign-in's grant that no longer stands. */
@@ -59,8 +63,14 @@ const NOT_LISTED = "no svc_links";
 const TOKEN_AFTER_GATE = notApplicable(
 	"the token is minted by a resolve that passed this gate and carries its view (docs/api.md 'Files and archives')",
 );
+const PAGE_TOKEN_AFTER_GATE = notApplicable(
+	"the token is minted by the page's read that passed this gate and carries its view (docs/api.md 'Share page and formats')",
+);
 const GRANT_TOKEN = notApplicable(
 	"a grant is read with its own grant token, and only its status applies (docs/api.md 'Bulk read')",
+);
+const OWNER_SET_IT = notApplicable(
+	"the owner's preview shows what the gate opens: the owner set it (docs/api.md 'The owner's preview')",
 );
 const FILES_ONLY = notApplicable("a stamp marks files, and this form carries no file bytes");
 const TOOLS_ONLY = notApplicable(
@@ -76,7 +86,13 @@ export const expected: Record<ShareGate, Partial<Record<ShareReader, Answer>>> =
 	expired: { ...status("expired"), oidcClaims: NOT_LISTED },
 	// A share whose views reached the cap is expired; the tokens of the view that reached it are
 	// still honoured (docs/api.md "Files and archives").
-	capReached: { ...status("expired"), fileToken: "served", archive: "served", oidcClaims: NOT_LISTED },
+	capReached: {
+		...status("expired"),
+		fileToken: "served",
+		archive: "served",
+		formatToken: "served",
+		oidcClaims: NOT_LISTED,
+	},
 	password: {
 		probe: "requiresPassword",
 		resolve: "401 link_password_required",
@@ -88,9 +104,11 @@ export const expected: Record<ShareGate, Partial<Record<ShareReader, Answer>>> =
 		carddav: "404 link_not_found",
 		fileToken: TOKEN_AFTER_GATE,
 		archive: TOKEN_AFTER_GATE,
+		formatToken: PAGE_TOKEN_AFTER_GATE,
 		grantRead: GRANT_TOKEN,
 		oidcClaims: GRANT_TOKEN,
 		remoteAnswer: GRANT_TOKEN,
+		ownerPreview: OWNER_SET_IT,
 	},
 	handshake: {
 		probe: "requireHandshake",
@@ -102,9 +120,12 @@ export const expected: Record<ShareGate, Partial<Record<ShareReader, Answer>>> =
 		carddav: "404 link_not_found",
 		fileToken: TOKEN_AFTER_GATE,
 		archive: TOKEN_AFTER_GATE,
+		// A browser is never shown the page of such a share, so no page read mints a format token.
+		formatToken: "403 open in the app",
 		grantRead: GRANT_TOKEN,
 		oidcClaims: GRANT_TOKEN,
 		remoteAnswer: GRANT_TOKEN,
+		ownerPreview: OWNER_SET_IT,
 	},
 	watermark: {
 		probe: "watermarked",
@@ -116,11 +137,14 @@ export const expected: Record<ShareGate, Partial<Record<ShareReader, Answer>>> =
 		carddav: FILES_ONLY,
 		fileToken: "served stamped",
 		archive: "served stamped",
+		formatToken: FILES_ONLY,
 		grantRead: notApplicable(
 			"a grant serves a file's name and digest, never its bytes (docs/api.md 'Bulk read')",
 		),
 		oidcClaims: notApplicable("a sign-in grant serves values by key, never file bytes"),
 		remoteAnswer: notApplicable("a remote answer keeps values only; files are never copied"),
+		// The page says files are stamped; the preview offers no file to download.
+		ownerPreview: "served stamped",
 	},
 	// Hidden records are served like any other, marked for the reader's app to mask; what hidden
 	// changes is that such a share is never handed to a tool (docs/api.md "Resolve").
@@ -134,9 +158,11 @@ export const expected: Record<ShareGate, Partial<Record<ShareReader, Answer>>> =
 		carddav: "served",
 		fileToken: "served",
 		archive: "served",
+		formatToken: "served",
 		grantRead: "served",
 		oidcClaims: "served",
 		remoteAnswer: "served",
+		ownerPreview: "served marked hidden",
 	},
 	handOver: Object.fromEntries(SHARE_READERS.map((r) => [r, TOOLS_ONLY])),
 };
@@ -152,9 +178,11 @@ export const READER_FILES: Partial<Record<ShareReader, string>> = {
 	carddav: "slug-readers.test.ts",
 	fileToken: "slug-readers.test.ts",
 	archive: "slug-readers.test.ts",
+	formatToken: "slug-readers.test.ts",
 	grantRead: "slug-readers.test.ts",
 	oidcClaims: "oidc-claims.test.ts",
 	remoteAnswer: "remote-answers.test.ts",
+	ownerPreview: "slug-readers.test.ts",
 };
 
 /** The pairs of SHARE_GATES × SHARE_READERS the table has no answer for. */

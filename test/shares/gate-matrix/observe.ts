@@ -54,6 +54,8 @@ const GONE: [string, string][] = [
 	["has paused this share", "paused"],
 	["has withdrawn this share", "revoked"],
 	["This share has expired", "expired"],
+	["This share could be opened until", "expired"],
+	["every view has been used", "expired"],
 	["There is no share at this address", "not_found"],
 ];
 
@@ -76,6 +78,20 @@ export function pageAnswer(res: Reply): string {
 	if (res.body.includes("Files you download are stamped")) return "served stamped";
 	const details = doc.byTag("details").some((d) => doc.textOf(d).includes(EMAIL));
 	return details ? "served marked hidden" : "served";
+}
+
+/**
+ * The owner's preview (GET /api/links/{id}/preview): the share page, or for a share that is not
+ * active the page its readers meet (`preview: <status>`), always 200 to the owner.
+ */
+export function previewAnswer(res: Reply): string {
+	const type = String(res.headers["content-type"] ?? "");
+	if (!type.startsWith("text/html")) return refusal(res);
+	if (res.statusCode === 200 && !res.body.includes(EMAIL)) {
+		const gone = GONE.find(([text]) => res.body.includes(text));
+		if (gone) return `preview: ${gone[1]}`;
+	}
+	return pageAnswer(res);
 }
 
 /** A file's bytes: the original, or a copy stamped with STAMP on its pages. */

@@ -1,8 +1,10 @@
 // The gate-by-reader matrix for the readers of one server (expected.ts): the probe, the resolve,
-// the share page, CSV, vCard, iCalendar, the addressbook, the one-time file and archive tokens and
-// the bulk grant read. One app; per gate one share in that gate's state, with an email, a date and
-// a PDF, its file tokens minted by a resolve before the gate applied, and a grant token as another
-// server would hold it. Then each cell reads its gate's share as the reader's client does.
+// the share page, CSV, vCard, iCalendar, the addressbook, the one-time file and archive tokens, the
+// opened page's CSV token, the bulk grant read and the owner's preview of the page. One app; per gate
+// one share in that gate's state, with an email, a date and a PDF, its file tokens minted by a
+// resolve and its CSV token by the page (as a browser opens it) before the gate applied, and a grant
+// token as another server would hold it. Then each cell reads its gate's share as the reader's client
+// does.
 
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
@@ -38,6 +40,7 @@ import {
 	grantAnswer,
 	MOVE_IN,
 	pageAnswer,
+	previewAnswer,
 	probeAnswer,
 	refusal,
 	resolveAnswer,
@@ -57,6 +60,10 @@ interface Fixture {
 	grant: { id: string; token: string };
 	/** The calendar's ETag from its subscription's first read, before the gate applied. */
 	calendarTag: string | undefined;
+	/** The opened page's CSV link (a one-time token of its view), or what the page answered instead. */
+	csvLink: { href: string } | { refused: string };
+	/** The share's owner, for the owner's preview. */
+	owner: TestAccount;
 }
 
 const clock = new ManualClock(T0);
@@ -104,8 +111,8 @@ const MAKING: Partial<Record<ShareGate, Making>> = {
 	paused: { after: status("paused") },
 	revoked: { after: status("revoked") },
 	expired: { link: { expiresAt: new Date(EXPIRES).toISOString() }, unseen: true },
-	// The calendar's first read and the resolve that mints the tokens take both views.
-	capReached: { link: { maxViews: 2 } },
+	// The calendar's first read, the page's and the resolve that mints the tokens take all three views.
+	capReached: { link: { maxViews: 3 } },
 	password: { link: { password: "open sesame" }, resolveBody: async () => ({ password: "open sesame" }) },
 	handshake: { link: { requireHandshake: true }, resolveBody: handshake },
 	watermark: { link: { stamp: STAMP } },
@@ -177,6 +184,10 @@ async function makeFixture(gate: ShareGate, m: Making): Promise<Fixture> {
 		assert.equal(first.statusCode, 200, first.body);
 		calendarTag = String(first.headers.etag);
 	}
+	const csvLink = await openPage(
+		link.slug,
+		typeof m.link?.password === "string" ? m.link.password : undefined,
+	);
 	const resolved = await resolveLink(
 		t.app,
 		link.slug,
@@ -208,7 +219,25 @@ async function makeFixture(gate: ShareGate, m: Making): Promise<Fixture> {
 		archiveToken: body.archiveToken,
 		grant: { id: link.id, token },
 		calendarTag,
+		csvLink,
+		owner: who,
 	};
+}
+
+/** A browser opens the share page (its form, with the password where there is one) and finds its CSV link. */
+async function openPage(slug: string, password: string | undefined): Promise<Fixture["csvLink"]> {
+	const res = await t.app.inject({
+		method: password ? "POST" : "GET",
+		url: `/s/${slug}`,
+		headers: {
+			accept: BROWSER_ACCEPT,
+			...(password ? { "content-type": "application/x-www-form-urlencoded" } : {}),
+		},
+		...(password ? { payload: new URLSearchParams({ password }).toString() } : {}),
+		remoteAddress: nextIp(),
+	});
+	const href = /href="(\/s\/[^"]+\?format=csv&amp;dl=[^"]+)"/.exec(res.body)?.[1];
+	return href ? { href: href.replaceAll("&amp;", "&") } : { refused: pageAnswer(res) };
 }
 
 /** Writes the zip, lets the real `unzip` check it, and answers its `lease.pdf`. */
@@ -277,6 +306,20 @@ const OBSERVE: Partial<Record<ShareReader, (f: Fixture) => Promise<string>>> = {
 		const lease = leaseOf(res.rawPayload);
 		return lease ? fileAnswer(lease, pdf) : "200 without lease.pdf";
 	},
+	// As a browser follows the page's CSV link (a refusal is a page).
+	formatToken: async (f) => {
+		if ("refused" in f.csvLink) return f.csvLink.refused;
+		const res = await t.app.inject({
+			method: "GET",
+			url: f.csvLink.href,
+			headers: { accept: BROWSER_ACCEPT },
+			remoteAddress: nextIp(),
+		});
+		if (res.statusCode !== 200) return pageAnswer(res);
+		return csv(res.body).some((row) => row[1] === "email" && row[3] === EMAIL)
+			? "served"
+			: "200 without the values";
+	},
 	grantRead: async (f) => {
 		const res = await t.app.inject({
 			method: "POST",
@@ -286,6 +329,25 @@ const OBSERVE: Partial<Record<ShareReader, (f: Fixture) => Promise<string>>> = {
 		});
 		if (res.statusCode !== 200) return refusal(res);
 		return grantAnswer(res.json().items[0]);
+	},
+	// As the console asks for it, signed in as the owner; the view count must not move.
+	ownerPreview: async (f) => {
+		const views = async () =>
+			(
+				await t.app.store.db
+					.selectFrom("links")
+					.select("view_count")
+					.where("id", "=", f.grant.id)
+					.executeTakeFirstOrThrow()
+			).view_count;
+		const before = await views();
+		const res = await t.app.inject({
+			method: "GET",
+			url: `/api/links/${f.grant.id}/preview?lang=en`,
+			headers: f.owner.headers,
+		});
+		const answer = previewAnswer(res);
+		return (await views()) === before ? answer : `${answer}, and a view taken`;
 	},
 };
 

@@ -61,6 +61,8 @@ export async function register(input: {
 	/** An invitation's token: the account is made for its email and joins its workspace. */
 	invitation?: string;
 	name?: string;
+	/** A request's slug: an answer-only sign-up for `email`, admitted by that request. */
+	request?: string;
 	/** Signs in with the new passkey's code (a sign-up); false when adding one while signed in. */
 	signIn: boolean;
 }): Promise<Account | null> {
@@ -69,6 +71,7 @@ export async function register(input: {
 	if (input.invitation) body.invitation = input.invitation;
 	else if (input.ticket) body.ticket = input.ticket;
 	else if (input.email) body.email = input.email;
+	if (input.request && !input.invitation && !input.ticket) body.request = input.request;
 	if (input.name) body.name = input.name;
 	if (pair) body.challenge = pair.challenge;
 	const begun = (await request<Begun>("POST", "/api/passkeys/register/begin", { ...open, body })).data;

@@ -35,6 +35,8 @@ export const errorMessages = defineMessages({
 		account_confirmation_invalid: "Confirm with a passkey of this account.",
 		body_too_large: "What you sent is larger than the server accepts.",
 		file_too_large: "The file is larger than this server accepts.",
+		import_invalid: "The file holds something the vault does not take; nothing was imported.",
+		import_too_large: "The file is larger or has more parts than an import may; nothing was imported.",
 		unsupported_media_type: "The server does not accept this kind of content.",
 		rate_limited: "Too many attempts. Wait a minute and try again.",
 		internal_error: "The server had a problem. Please try again later.",
@@ -50,6 +52,8 @@ export const errorMessages = defineMessages({
 		passkey_email_taken: "An account with this email exists. Sign in instead.",
 		passkey_last: "This is your only passkey: add another before removing it.",
 		signups_disabled: "Sign-ups are off on this server. Ask its operator for a one-time link.",
+		answer_signup_not_allowed:
+			"This request does not let you create an account here to answer. Answer from your own server, or ask the requester.",
 		connection_client_invalid: "The tool's address is not valid.",
 		connection_redirect_invalid: "The tool's return address is not on its own origin.",
 		connection_challenge_invalid: "The tool's security challenge is not valid.",
@@ -133,6 +137,9 @@ export const errorMessages = defineMessages({
 		account_confirmation_invalid: "Bestätigen Sie mit einem Passkey dieses Kontos.",
 		body_too_large: "Die Anfrage ist größer, als der Server annimmt.",
 		file_too_large: "Die Datei ist größer, als dieser Server annimmt.",
+		import_invalid: "Die Datei enthält etwas, das der Tresor nicht annimmt; nichts wurde importiert.",
+		import_too_large:
+			"Die Datei ist größer oder hat mehr Teile, als ein Import darf; nichts wurde importiert.",
 		unsupported_media_type: "Der Server nimmt diese Art von Inhalt nicht an.",
 		rate_limited: "Zu viele Versuche. Warten Sie eine Minute und versuchen Sie es erneut.",
 		internal_error: "Der Server hatte ein Problem. Bitte versuchen Sie es später erneut.",
@@ -148,6 +155,8 @@ export const errorMessages = defineMessages({
 		passkey_grant_invalid: "Die Anmeldung wurde nicht rechtzeitig abgeschlossen. Bitte erneut versuchen.",
 		passkey_email_taken: "Zu dieser E-Mail-Adresse gibt es ein Konto. Melden Sie sich stattdessen an.",
 		passkey_last: "Das ist Ihr einziger Passkey: Fügen Sie zuerst einen weiteren hinzu.",
+		answer_signup_not_allowed:
+			"Diese Anfrage erlaubt nicht, hier ein Konto zum Antworten anzulegen. Antworten Sie von Ihrem eigenen Server, oder fragen Sie die anfragende Person.",
 		signups_disabled:
 			"Registrierungen sind auf diesem Server abgeschaltet. Bitten Sie den Betreiber um einen Einmal-Link.",
 		connection_client_invalid: "Die Adresse des Werkzeugs ist ungültig.",

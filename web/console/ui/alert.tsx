@@ -1,19 +1,20 @@
 import type { ComponentChildren } from "preact";
 import { ApiError, useErrorText } from "../api.ts";
-import { useT } from "../i18n/index.ts";
-import { uiMessages } from "./messages.ts";
 
-/** An error in words, with its code for support; announced at once (role=alert). */
+/**
+ * An error in words, announced at once (role=alert). The code stays out of sight (`data-code`, for
+ * support and tests): people read the sentence, never `passkey_last`.
+ */
 export function ErrorAlert({ error }: { error: unknown }) {
 	const describe = useErrorText();
-	const t = useT(uiMessages);
 	if (!error) return null;
 	return (
-		<div class="alert alert-error" role="alert">
+		<div
+			class="alert alert-error"
+			role="alert"
+			data-code={error instanceof ApiError && error.code !== "network" ? error.code : undefined}
+		>
 			<p>{describe(error)}</p>
-			{error instanceof ApiError && error.code !== "network" ? (
-				<p class="alert-detail">{t("errorCode", { code: error.code })}</p>
-			) : null}
 		</div>
 	);
 }

@@ -1,5 +1,7 @@
 // A modal dialog on the native <dialog>: the browser keeps focus inside, Escape closes it, and
-// focus returns to what opened it.
+// focus returns to what opened it, whether the dialog closes (open=false) or is unmounted (the
+// vault's dialogs): a modal dialog leaves the rest of the page inert, so it is closed before the
+// opener takes the focus back.
 import type { ComponentChildren } from "preact";
 import { useEffect, useId, useRef } from "preact/hooks";
 import { useT } from "../i18n/index.ts";
@@ -30,7 +32,9 @@ export function Dialog({
 		if (open && !dialog.open) dialog.showModal();
 		if (!open && dialog.open) dialog.close();
 		return () => {
-			if (open) opener?.focus();
+			if (!open) return;
+			if (dialog.open) dialog.close();
+			opener?.focus();
 		};
 	}, [open]);
 	return (

@@ -39,6 +39,7 @@ const confirms = <T,>(a: RowAction<T>): a is ConfirmAction<T> => "confirm" in a;
 export function ListPage<T>({
 	title,
 	intro,
+	notice,
 	action,
 	error,
 	state,
@@ -52,6 +53,8 @@ export function ListPage<T>({
 }: {
 	title: string;
 	intro: string;
+	/** Said up front, under the introduction (a feature the operator turned off). */
+	notice?: ComponentChildren;
 	/** The heading's one button (create, issue, open a link); absent when the session may not. */
 	action?: { label: string; onClick: () => void } | undefined;
 	/** What went wrong in the screen's own actions. */
@@ -125,6 +128,7 @@ export function ListPage<T>({
 			}
 		>
 			<p class="intro">{intro}</p>
+			{notice}
 			<ErrorAlert error={failed ?? error} />
 			<LoadState state={state}>
 				{(list) => {

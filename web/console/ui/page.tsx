@@ -19,8 +19,12 @@ export function Page({
 }) {
 	const heading = useRef<HTMLHeadingElement>(null);
 	useEffect(() => {
-		// After a move within the console; on a fresh load Tab starts at the skip link as usual.
-		if (navigatedSinceLoad()) heading.current?.focus({ preventScroll: true });
+		// After a move within the console; on a fresh load Tab starts at the skip link as usual. The
+		// window keeps the last screen's scroll (a long form's submit button), so a new screen starts
+		// at its top, its heading in sight.
+		if (!navigatedSinceLoad()) return;
+		window.scrollTo(0, 0);
+		heading.current?.focus({ preventScroll: true });
 	}, []);
 	return (
 		<>

@@ -1,6 +1,6 @@
 // The named checks of a share's gates, each what one gate enforces. gates.ts lists them in order
 // and says which reader runs which; readers run them through it, not one by one.
-import type { ReadKind } from "../../../db/schema.ts";
+import type { FormatTokenKind, ReadKind } from "../../../db/schema.ts";
 import { AppError } from "../../../http/errors.ts";
 import { newId } from "../../../lib/crypto.ts";
 import { verifyPassword } from "../../../lib/password.ts";
@@ -20,7 +20,7 @@ export interface GateInput {
 }
 
 /** How a view was taken, as the read log records it (docs/api.md "Read log"). */
-export type ViewKind = Exclude<ReadKind, "file" | "archive">;
+export type ViewKind = Exclude<ReadKind, "file" | "archive" | FormatTokenKind>;
 
 /** A share read in any status but active says which, as a 404 (design: no more than a missing slug). */
 export function refuseStatus(status: LinkStatus): never {

@@ -7,6 +7,7 @@ import type { Database } from "../../../db/schema.ts";
 import type { AccountCaller } from "../../../http/auth.ts";
 import type { FileVersion } from "../../../http/byte-range.ts";
 import { AppError } from "../../../http/errors.ts";
+import { roleScopes, seesHidden } from "../../../http/permissions.ts";
 import { randomToken, sha256Hex } from "../../../lib/crypto.ts";
 import { type StoredFile, storedFile } from "../records/reader.ts";
 import * as store from "./store.ts";
@@ -51,17 +52,25 @@ export async function openFile(
 		});
 	}
 	const row = await store.findFileRecord(db, grant.workspace, recordId);
-	const file = row ? storedFile(row) : undefined;
+	const file = row && visibleTo(row, roleScopes(grant.role) ?? []) ? storedFile(row) : undefined;
 	if (!row || !file) throw new AppError("not_found", "No file record with this id");
 	return { ...file, sha256: row.file_sha256 ?? "", updated: row.updated };
 }
 
-/** A file of the workspace (never a value record or another workspace's), for other features. */
+/** A hidden file exists only for those who see hidden entries (owners and admins). */
+function visibleTo(row: { hidden: number }, scopes: readonly string[]): boolean {
+	return row.hidden === 0 || seesHidden({ scopes });
+}
+
+/**
+ * A file of the workspace (never a value record or another workspace's), for other features; a
+ * hidden one only for a caller who sees hidden entries.
+ */
 export async function findWorkspaceFile(
 	db: Kysely<Database>,
-	workspaceId: string,
+	caller: Pick<AccountCaller, "workspaceId" | "scopes">,
 	recordId: string,
 ): Promise<StoredFile | undefined> {
-	const row = await store.findFileRecord(db, workspaceId, recordId);
-	return row ? storedFile(row) : undefined;
+	const row = await store.findFileRecord(db, caller.workspaceId, recordId);
+	return row && visibleTo(row, caller.scopes) ? storedFile(row) : undefined;
 }

@@ -9,17 +9,20 @@ export function insertToken(db: Db, row: FileTokenTable) {
 
 /** A live token whose account is still a member of the workspace it was minted in. */
 export function findLiveToken(db: Db, tokenHash: string, now: number) {
-	return db
-		.selectFrom("file_tokens")
-		.innerJoin("members", (join) =>
-			join
-				.onRef("members.account", "=", "file_tokens.account")
-				.onRef("members.workspace", "=", "file_tokens.workspace"),
-		)
-		.select(["file_tokens.account", "file_tokens.workspace", "file_tokens.via"])
-		.where("file_tokens.token_hash", "=", tokenHash)
-		.where("file_tokens.expires", ">", now)
-		.executeTakeFirst();
+	return (
+		db
+			.selectFrom("file_tokens")
+			.innerJoin("members", (join) =>
+				join
+					.onRef("members.account", "=", "file_tokens.account")
+					.onRef("members.workspace", "=", "file_tokens.workspace"),
+			)
+			// The member's role now, not when the token was minted: a demotion counts at once.
+			.select(["file_tokens.account", "file_tokens.workspace", "file_tokens.via", "members.role"])
+			.where("file_tokens.token_hash", "=", tokenHash)
+			.where("file_tokens.expires", ">", now)
+			.executeTakeFirst()
+	);
 }
 
 export function deleteExpiredTokens(db: Db, now: number) {
@@ -39,6 +42,7 @@ export function findFileRecord(db: Db, workspaceId: string, id: string) {
 			"file_type",
 			"file_size",
 			"file_sha256",
+			"hidden",
 			"updated",
 		])
 		.where("workspace", "=", workspaceId)

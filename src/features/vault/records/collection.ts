@@ -2,6 +2,7 @@
 // Sessions only: an API key never opens the vault, whatever it carries (spec rule 6).
 import { sql } from "kysely";
 import { Type } from "typebox";
+import { seesHidden } from "../../../http/permissions.ts";
 import { iso, KEY_PATTERN, Nullable, Timestamp } from "../../collections/fields.ts";
 import { defineCollection } from "../../collections/registry.ts";
 import { currentValue, fileMeta } from "./reader.ts";
@@ -37,7 +38,10 @@ export const VaultRecord = Type.Object(
 			"Value records: the current value (for an alias, its target's current value). File records: null.",
 		),
 		section: Nullable(Type.String(), "Id of a section of the same workspace."),
-		hidden: Type.Boolean({ description: "A share holding a hidden record is never handed to a tool." }),
+		hidden: Type.Boolean({
+			description:
+				"Seen only by owners and admins: for members and viewers a hidden record (and an alias of one) does not exist. A share holding a hidden record is never handed to a tool.",
+		}),
 		alias: Nullable(
 			Type.String(),
 			"Id of another value record of the workspace whose value this one resolves to (one level: a target is never itself an alias).",
@@ -61,7 +65,9 @@ const writable = {
 	}),
 	value: Type.String({ maxLength: 100_000, description: "Value records only; not with `alias`." }),
 	section: Nullable(Id),
-	hidden: Type.Boolean(),
+	hidden: Type.Boolean({
+		description: "`true` needs an owner's or admin's role (403 `forbidden`, scope `hidden:write`).",
+	}),
 	alias: Nullable(Id, "Value records only."),
 	identity: Nullable(Id, "Refused unless it is an identity of the workspace."),
 };
@@ -147,7 +153,7 @@ export const recordsCollection = defineCollection<
 	},
 	uploads: true,
 	idColumn: "records.id",
-	select: (db, caller) => selectRecords(db, caller.workspaceId),
+	select: (db, caller) => selectRecords(db, caller.workspaceId, seesHidden(caller)),
 	complete: withAliasValues,
 	toItem: (row) => ({
 		id: row.id,

@@ -6,6 +6,7 @@ import type { Kysely } from "kysely";
 import type { Database, RecordTable } from "../../../db/schema.ts";
 import type { AccountCaller } from "../../../http/auth.ts";
 import { AppError } from "../../../http/errors.ts";
+import { seesHidden } from "../../../http/permissions.ts";
 import type { BlobStore } from "../../../lib/blob-store.ts";
 import { invalidField, isForeignKeyViolation } from "../../collections/fields.ts";
 import type { StoredUpload } from "../../collections/registry.ts";
@@ -49,6 +50,7 @@ export async function createRecord(
 	} else if (alias !== null && input.value !== undefined) {
 		throw invalidField("value", "is not taken by an alias: it resolves to its target's value");
 	}
+	refuseHiding(caller, input);
 	const name = (input.name ?? (upload ? upload.name : input.key)).trim();
 	if (name === "") throw invalidField("name", "must not be blank");
 	await checkRelations(deps, { section: input.section ?? null, alias, identity });
@@ -83,6 +85,7 @@ export async function updateRecord(
 	upload?: StoredUpload,
 ): Promise<void> {
 	const { db, blobs, now } = deps;
+	refuseHiding(deps.caller, input);
 	const changes: store.RecordChanges = {};
 	if (input.key !== undefined && input.key !== row.key) changes.key = input.key;
 	if (input.name !== undefined) {
@@ -159,7 +162,19 @@ export async function deleteRecord(deps: Deps, row: RecordTable): Promise<void> 
 	if (row.file_key) await blobs.delete(row.file_key);
 }
 
-/** Section and alias must be in the caller's workspace (an id elsewhere reads as unknown). */
+/** Hiding a record is for those who see hidden records (owners and admins). */
+function refuseHiding(caller: AccountCaller, input: RecordInput): void {
+	if (input.hidden === true && !seesHidden(caller)) {
+		throw new AppError("forbidden", "Only owners and admins hide entries", {
+			extra: { scope: "hidden:write" },
+		});
+	}
+}
+
+/**
+ * Section and alias must be in the caller's workspace (an id elsewhere reads as unknown); a hidden
+ * alias target is unknown to those who do not see hidden records.
+ */
 async function checkRelations(
 	{ db, caller }: Deps,
 	rel: { section: string | null; alias: string | null; identity: string | null },
@@ -169,7 +184,8 @@ async function checkRelations(
 	}
 	if (rel.alias !== null) {
 		const target = await store.findRecord(db, caller.workspaceId, rel.alias);
-		if (!target) throw invalidField("alias", "is not a record of this workspace");
+		if (!target || (target.hidden === 1 && !seesHidden(caller)))
+			throw invalidField("alias", "is not a record of this workspace");
 		if (target.kind !== "value") throw invalidField("alias", "must point at a value record");
 		if (target.alias !== null)
 			throw invalidField("alias", "must point at a record that is not itself an alias");

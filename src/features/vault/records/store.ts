@@ -1,6 +1,6 @@
 // Kysely queries for vault records. An alias is resolved with one lookup: the service keeps aliases
 // one level deep (a target is never itself an alias), so no chain or cycle can form.
-import { type Kysely, sql, type Transaction } from "kysely";
+import { type ExpressionBuilder, type Kysely, sql, type Transaction } from "kysely";
 import type { Database, RecordTable } from "../../../db/schema.ts";
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -29,9 +29,34 @@ const COLUMNS = [
 	"records.updated",
 ] as const;
 
-/** The records of one workspace; `withAliasValues` adds each alias's current value to a page. */
-export function selectRecords(db: Db, workspaceId: string) {
-	return db.selectFrom("records").where("records.workspace", "=", workspaceId).select(COLUMNS);
+/**
+ * The records of one workspace; `withAliasValues` adds each alias's current value to a page. Without
+ * `seesHidden` (members and viewers) hidden records are left out, and so are aliases of them (an
+ * alias reads its target's value): they are absent from lists, filters, searches and counts, and a
+ * view of one is 404 like an unknown id.
+ */
+export function selectRecords(db: Db, workspaceId: string, seesHidden = true) {
+	const q = db.selectFrom("records").where("records.workspace", "=", workspaceId).select(COLUMNS);
+	return seesHidden ? q : q.where(visibleWithoutHidden);
+}
+
+/** A record that is neither hidden nor an alias of a hidden record. */
+export function visibleWithoutHidden(eb: ExpressionBuilder<Database, "records">) {
+	return eb.and([
+		eb("records.hidden", "=", 0),
+		eb.or([
+			eb("records.alias", "is", null),
+			eb.not(
+				eb.exists(
+					eb
+						.selectFrom("records as target")
+						.select("target.id")
+						.whereRef("target.id", "=", "records.alias")
+						.where("target.hidden", "=", 1),
+				),
+			),
+		]),
+	]);
 }
 
 /** An alias's current value is its target's: one lookup for the whole page, not one per row. */

@@ -4,6 +4,7 @@ import { sql } from "kysely";
 import { Type } from "typebox";
 import type { SectionTable } from "../../../db/schema.ts";
 import { AppError } from "../../../http/errors.ts";
+import { seesHidden } from "../../../http/permissions.ts";
 import { newId } from "../../../lib/crypto.ts";
 import { invalidField, iso, isUniqueViolation, KEY_PATTERN, Timestamp } from "../../collections/fields.ts";
 import { defineCollection } from "../../collections/registry.ts";
@@ -112,7 +113,17 @@ export const sectionsCollection = defineCollection<SectionTable, Create, Update>
 			if (Object.keys(changes).length === 0) return;
 			await uniqueKey(input.key, () => store.updateSection(db, row.id, changes, now));
 		},
-		async delete({ db }, row) {
+		async delete({ db, caller }, row) {
+			// Deleting moves the section's records out of it: hidden ones are not a member's to move.
+			if (!seesHidden(caller) && (await store.holdsHidden(db, row.id))) {
+				throw new AppError(
+					"forbidden",
+					"This section holds entries only owners and admins see: they delete it",
+					{
+						extra: { scope: "hidden:write" },
+					},
+				);
+			}
 			await store.deleteSection(db, row.id);
 		},
 	},

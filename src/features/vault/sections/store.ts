@@ -24,6 +24,18 @@ export function updateSection(
 		.execute();
 }
 
+/** Whether a hidden record sits in the section (its deletion would change that record). */
+export async function holdsHidden(db: Db, id: string): Promise<boolean> {
+	const row = await db
+		.selectFrom("records")
+		.select("id")
+		.where("section", "=", id)
+		.where("hidden", "=", 1)
+		.limit(1)
+		.executeTakeFirst();
+	return row !== undefined;
+}
+
 /** Records in the section stay; their `section` becomes null (foreign key `on delete set null`). */
 export function deleteSection(db: Db, id: string) {
 	return db.deleteFrom("sections").where("id", "=", id).execute();

@@ -23,6 +23,12 @@ export const messages = defineMessages({
 		lastOwner:
 			"Your account was not deleted: you are the last owner of these workspaces. Hand each over to another member or delete it, then try again.",
 		openMembers: "Members of “{name}”",
+		noticesTitle: "Notifications",
+		noticesIntro:
+			"Choose what you are told about in the console. Each kind is on until you turn it off; turning one off stops new ones, those you have stay.",
+		noticesLegend: "Tell me when",
+		noticeOn: "You will be notified: {kind}",
+		noticeOff: "You will no longer be notified: {kind}",
 	},
 	de: {
 		nav: "Konto",
@@ -47,5 +53,11 @@ export const messages = defineMessages({
 		lastOwner:
 			"Ihr Konto wurde nicht gelöscht: Sie sind der letzte Eigentümer dieser Arbeitsbereiche. Übergeben Sie jeden an ein anderes Mitglied oder löschen Sie ihn, und versuchen Sie es dann erneut.",
 		openMembers: "Mitglieder von „{name}“",
+		noticesTitle: "Benachrichtigungen",
+		noticesIntro:
+			"Wählen Sie, worüber die Konsole Sie benachrichtigt. Jede Art ist eingeschaltet, bis Sie sie ausschalten; danach kommen keine neuen, vorhandene bleiben.",
+		noticesLegend: "Benachrichtigen, wenn",
+		noticeOn: "Sie werden benachrichtigt: {kind}",
+		noticeOff: "Sie werden nicht mehr benachrichtigt: {kind}",
 	},
 });

@@ -1,4 +1,4 @@
-// The signed-in account and its deletion: a confirming dialog, then the passkey ceremony; on
+// The signed-in account, which notifications it wants (notices.tsx), and its deletion: a confirming dialog, then the passkey ceremony; on
 // success the console leaves for the front page. A refusal because the account is the last owner of
 // shared workspaces names them, each with a way to its members (to hand it over).
 import { useState } from "preact/hooks";
@@ -12,6 +12,7 @@ import { useObservable } from "../../state.ts";
 import { Button, ConfirmDialog, DateTime, Page } from "../../ui/index.ts";
 import { deleteAccount } from "./deletion.ts";
 import { messages } from "./messages.ts";
+import { NoticeSettings } from "./notices.tsx";
 
 interface Named {
 	id: string;
@@ -87,6 +88,7 @@ export default function AccountScreen() {
 					</dd>
 				</dl>
 			) : null}
+			<NoticeSettings />
 			<section class="account-delete" aria-labelledby="account-delete-title">
 				<h2 id="account-delete-title">{t("deleteTitle")}</h2>
 				<p>{t("deleteIntro")}</p>

@@ -132,11 +132,14 @@ export function AnswerForm({
 	probe,
 	vault,
 	onAnswered,
+	send = (body) => answer(slug, body),
 }: {
 	slug: string;
 	probe: Probe;
 	vault: VaultRecord[];
 	onAnswered: (result: AnswerResult, shared: Shared[]) => void;
+	/** Sends the answer: here by default; to another server's request through this one. */
+	send?: (body: AnswerBody) => Promise<AnswerResult>;
 }) {
 	const t = useT(messages);
 	const account = useObservable(me);
@@ -202,7 +205,7 @@ export function AnswerForm({
 		if (senderName.trim()) body.senderName = senderName.trim();
 		setBusy(true);
 		try {
-			onAnswered(await answer(slug, body), shared);
+			onAnswered(await send(body), shared);
 		} catch (err) {
 			place(err);
 			setError(err);

@@ -8,6 +8,8 @@ export default defineScreen({
 	path: "/answer",
 	order: 1000,
 	hidden: true,
+	// Opened signed out too: it says what is asked and how to answer without an account here.
+	public: true,
 	messages,
 	navLabel: "nav",
 	load: () => import("./view.tsx"),

@@ -1,5 +1,6 @@
 // What answering reads and sends (docs/api.md "Requests": the probe, answering, the vault's records).
 import { collection, request } from "../../api.ts";
+import { COMMON_KEYS, commonKeyOf } from "../../common-keys.ts";
 
 export type ItemType = "text" | "email" | "phone" | "date" | "number" | "url" | "address" | "file";
 
@@ -20,6 +21,8 @@ export interface Probe {
 	requireHandshake: boolean;
 	allowExtraFields: boolean;
 	identityScope: "any" | "from_root";
+	/** A responder without an account may sign up here to answer (answer-only); absent on another server's probe. */
+	answerSignup?: boolean;
 	template: TemplateItem[];
 	requester: { name: string; domain: string; identity?: { id: string; fingerprint: string; name: string } };
 	server: { domain: string; fingerprint: string; origin: string };
@@ -61,6 +64,22 @@ export async function probe(slug: string): Promise<Probe> {
 	return res.data;
 }
 
+/** Another server's request, read by this server through that server's DNS pin (`GET /api/requests/remote`). */
+export async function remoteProbe(server: string, slug: string): Promise<Probe> {
+	return (await request<Probe>("GET", "/api/requests/remote", { query: { server, slug } })).data;
+}
+
+/** Answers another server's request from this one: kept here, relayed there (`POST /api/requests/remote`). */
+export async function answerRemote(server: string, slug: string, body: AnswerBody): Promise<AnswerResult> {
+	const res = await request<{ responseId: string; grantId: string; updated: boolean }>(
+		"POST",
+		"/api/requests/remote",
+		{ body: { ...body, server, slug } },
+	);
+	// `linkId` is the share in this workspace that holds the answer (revoked from the result).
+	return { ok: true, responseId: res.data.responseId, linkId: res.data.grantId, updated: res.data.updated };
+}
+
 export async function answer(slug: string, body: AnswerBody): Promise<AnswerResult> {
 	const res = await request<AnswerResult>("POST", `/api/public/requests/${encodeURIComponent(slug)}`, {
 		body,
@@ -71,18 +90,52 @@ export async function answer(slug: string, body: AnswerBody): Promise<AnswerResu
 /** How one item is answered: a vault entry linked as it is, a value typed here, or left out. */
 export type Choice = { mode: "entry"; recordId: string } | { mode: "typed"; text: string } | { mode: "none" };
 
-/** The entries that can answer an item: a file record for a file item (same key first), else value records with its key. */
+/** Values that read as the item's type (the server checks them again; docs/api.md "Answering"). */
+const FITS: Partial<Record<ItemType, RegExp>> = {
+	email: /^[^\s@]+@[^\s@]+\.[^\s@]+$/,
+	phone: /^\+?[\d\s()./-]{5,}$/,
+	date: /^\d{4}-\d{2}-\d{2}$/,
+	number: /^-?\d+(?:[.,]\d+)?$/,
+	url: /^https?:\/\/\S+$/,
+};
+
+const typeOfKey = new Map(COMMON_KEYS.map((c) => [c.key, c.type]));
+
+/** How well an entry answers an item: its key (0), the common key the item's label means (1), its type (2). */
+function rank(item: TemplateItem, r: VaultRecord): number | null {
+	if (r.key === item.key) return 0;
+	if (r.key === commonKeyOf(item.label)?.key) return 1;
+	if (item.type === "text") return null;
+	if (typeOfKey.get(r.key) === item.type) return 2;
+	const fits = FITS[item.type];
+	if (fits && !r.hidden && r.value !== null && fits.test(r.value.trim())) return 2;
+	return null;
+}
+
+/**
+ * The entries that can answer an item, best first: a file record for a file item (same key first);
+ * for any other, value records by key (the item's, then the common key its label means, as
+ * `full_name` for "Full name") and then by type (an entry under a common key of the item's type, or
+ * whose value reads as it: an email address for an email item).
+ */
 export function candidatesFor(item: TemplateItem, vault: VaultRecord[]): VaultRecord[] {
 	if (item.type === "file") {
 		const files = vault.filter((r) => r.type === "file");
 		return [...files.filter((r) => r.key === item.key), ...files.filter((r) => r.key !== item.key)];
 	}
-	return vault.filter((r) => r.type === "value" && r.key === item.key);
+	return vault
+		.filter((r) => r.type === "value")
+		.map((r) => ({ r, n: rank(item, r) }))
+		.filter((x): x is { r: VaultRecord; n: number } => x.n !== null)
+		.sort((a, b) => a.n - b.n)
+		.map((x) => x.r);
 }
 
-/** The starting choice: the first entry with the item's key, else typing (a file item: left out). */
+/** The starting choice: the first entry matching by key (the item's or its label's common key), else typing (a file item: left out). */
 export function initialChoice(item: TemplateItem, vault: VaultRecord[]): Choice {
-	const first = candidatesFor(item, vault).find((r) => r.key === item.key);
+	const first = candidatesFor(item, vault).find((r) =>
+		item.type === "file" ? r.key === item.key : rank(item, r) !== 2,
+	);
 	if (first) return { mode: "entry", recordId: first.id };
 	return item.type === "file" ? { mode: "none" } : { mode: "typed", text: "" };
 }

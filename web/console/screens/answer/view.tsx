@@ -5,12 +5,16 @@ import { ApiError } from "../../api.ts";
 import { useT } from "../../i18n/index.ts";
 import { navigate } from "../../router.ts";
 import type { ScreenProps } from "../../screen.ts";
-import { hasScope } from "../../session.ts";
+import { hasScope, me } from "../../session.ts";
+import { useObservable } from "../../state.ts";
 import { Button, ErrorAlert, LoadState, Notice, Page, TextField, useLoad } from "../../ui/index.ts";
 import { AnswerForm, type Shared } from "./form.tsx";
 import { messages } from "./messages.ts";
+import { RemoteAnswer } from "./remote.tsx";
+import { Requester } from "./requester.tsx";
 import { AnswerDone } from "./result.tsx";
-import { type AnswerResult, type Probe, probe, records, type VaultRecord } from "./types.ts";
+import { SignedOutAnswer } from "./signed-out.tsx";
+import { type AnswerResult, probe, records, type VaultRecord } from "./types.ts";
 
 /** The slug in a pasted answer link (…/app/answer/<slug>), or the slug itself. */
 function slugFrom(text: string): string | null {
@@ -44,34 +48,13 @@ function AskForLink() {
 	);
 }
 
-function Requester({ probe: p }: { probe: Probe }) {
-	const t = useT(messages);
-	return (
-		<dl class="answer-facts">
-			<dt>{t("requester")}</dt>
-			<dd>{p.requester.name}</dd>
-			{p.requester.identity ? (
-				<>
-					<dt>{t("requesterIdentity")}</dt>
-					<dd>
-						{p.requester.identity.name} <code>{p.requester.identity.fingerprint.slice(0, 16)}</code>
-					</dd>
-				</>
-			) : null}
-			<dt>{t("server")}</dt>
-			<dd>
-				{p.server.domain} <code>{p.server.fingerprint.slice(0, 16)}</code>
-			</dd>
-		</dl>
-	);
-}
-
 function Answering({ slug }: { slug: string }) {
 	const t = useT(messages);
+	const account = useObservable(me);
 	const state = useLoad(async () => {
 		const [p, vault] = await Promise.all([
 			probe(slug),
-			hasScope("record:read") ? records.all() : Promise.resolve<VaultRecord[]>([]),
+			account && hasScope("record:read") ? records.all() : Promise.resolve<VaultRecord[]>([]),
 		]);
 		return { p, vault };
 	}, [slug]);
@@ -91,6 +74,7 @@ function Answering({ slug }: { slug: string }) {
 		);
 	}
 	const { p, vault } = state.data;
+	if (!account) return <SignedOutAnswer slug={slug} probe={p} />;
 	return (
 		<Page title={p.label}>
 			<p class="intro">{t("intro", { name: p.requester.name })}</p>
@@ -121,8 +105,12 @@ function Answering({ slug }: { slug: string }) {
 	);
 }
 
-export default function AnswerScreen({ subpath }: ScreenProps) {
+export default function AnswerScreen({ subpath, route }: ScreenProps) {
+	const account = useObservable(me);
 	const slug = subpath.replace(/^\//, "");
+	if (slug === "remote") {
+		return <RemoteAnswer server={route.query.get("server") ?? ""} slug={route.query.get("slug") ?? ""} />;
+	}
 	if (!slug) return <AskForLink />;
-	return <Answering key={slug} slug={decodeURIComponent(slug)} />;
+	return <Answering key={`${slug}:${account ? "in" : "out"}`} slug={decodeURIComponent(slug)} />;
 }

@@ -4,6 +4,9 @@ import { defineMessages } from "../../i18n/index.ts";
 export const messages = defineMessages({
 	en: {
 		nav: "Attestations",
+		offTitle: "Issuing attestations is turned off on this server.",
+		offText:
+			"The operator turns it on with ALLOW_ATTESTATIONS=true. Attestations issued before stay listed here, and you can still revoke them.",
 		intro:
 			"An attestation states something about a person's identity, signed by this server. The person accepts the offer in the app and holds the credential; you can revoke it at any time.",
 		caption: "Attestations of this workspace",
@@ -54,6 +57,9 @@ export const messages = defineMessages({
 	},
 	de: {
 		nav: "Bestätigungen",
+		offTitle: "Das Ausstellen von Bestätigungen ist auf diesem Server abgeschaltet.",
+		offText:
+			"Der Betreiber schaltet es mit ALLOW_ATTESTATIONS=true ein. Früher ausgestellte Bestätigungen bleiben hier aufgeführt und lassen sich weiterhin widerrufen.",
 		intro:
 			"Eine Bestätigung sagt etwas über die Identität einer Person aus, unterschrieben von diesem Server. Die Person nimmt das Angebot in der App an und verwahrt den Nachweis; Sie können ihn jederzeit widerrufen.",
 		caption: "Bestätigungen dieses Arbeitsbereichs",

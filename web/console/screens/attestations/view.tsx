@@ -1,10 +1,21 @@
 // Attestations of the active workspace: list, issue (type, label, claims one per line, optional
-// validity and subject; the offer link is shown once), revoke.
+// validity and subject; the offer link is shown once), revoke. With issuing off on this server
+// (ALLOW_ATTESTATIONS, off by default) the screen says so first and offers no form; attestations
+// issued before stay listed and can still be revoked.
 import { useState } from "preact/hooks";
 import { useT } from "../../i18n/index.ts";
 import { serverInfo } from "../../server-info.ts";
 import { hasScope } from "../../session.ts";
-import { Button, CopyField, DateTime, Dialog, ListPage, StatusBadge, useLoad } from "../../ui/index.ts";
+import {
+	Button,
+	CopyField,
+	DateTime,
+	Dialog,
+	ListPage,
+	Notice,
+	StatusBadge,
+	useLoad,
+} from "../../ui/index.ts";
 import { Issue } from "./issue.tsx";
 import { messages } from "./messages.ts";
 import { type Attestation, attestations } from "./types.ts";
@@ -15,13 +26,23 @@ export default function AttestationsScreen() {
 	const [issuing, setIssuing] = useState(false);
 	const [offer, setOffer] = useState<string | null>(null);
 	const canWrite = hasScope("attestation:write");
+	const on = serverInfo().attestations;
 	const name = (a: Attestation) => a.label || a.type;
 
 	return (
 		<ListPage
 			title={t("nav")}
 			intro={t("intro")}
-			action={canWrite ? { label: t("create"), onClick: () => setIssuing(true) } : undefined}
+			notice={
+				on ? undefined : (
+					<Notice>
+						<p>
+							<strong>{t("offTitle")}</strong> {t("offText")}
+						</p>
+					</Notice>
+				)
+			}
+			action={canWrite && on ? { label: t("create"), onClick: () => setIssuing(true) } : undefined}
 			state={state}
 			empty={{ title: t("empty"), text: t("emptyText") }}
 			caption={t("caption")}
@@ -71,7 +92,7 @@ export default function AttestationsScreen() {
 			]}
 		>
 			<Issue
-				open={issuing}
+				open={issuing && on}
 				onClose={() => setIssuing(false)}
 				onIssued={(token) => {
 					setIssuing(false);

@@ -23,7 +23,10 @@ export function readLink(text: string): Asked {
 	const link = parseAppLink(text.trim(), { allowLoopback: allowLoopback() });
 	if (link.kind === "connect") return { kind: "connect", link };
 	if (link.kind === "proposal") return { kind: "proposal", link };
-	throw new AppLinkError("link", "is a sign-in answer, not a tool's link");
+	throw new AppLinkError(
+		"link",
+		link.kind === "auth" ? "is a sign-in answer, not a tool's link" : "is not a tool's link",
+	);
 }
 
 /**

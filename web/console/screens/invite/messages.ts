@@ -13,6 +13,7 @@ export const messages = defineMessages({
 		role_owner: "Owner",
 		role_admin: "Admin",
 		role_member: "Member",
+		role_viewer: "Viewer",
 		join: "Join “{workspace}”",
 		joined: "You joined “{workspace}”.",
 		otherEmail:
@@ -47,6 +48,7 @@ export const messages = defineMessages({
 		role_owner: "Eigentümer",
 		role_admin: "Admin",
 		role_member: "Mitglied",
+		role_viewer: "Betrachter",
 		join: "„{workspace}“ beitreten",
 		joined: "Sie sind „{workspace}“ beigetreten.",
 		otherEmail:

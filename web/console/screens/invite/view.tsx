@@ -21,12 +21,13 @@ import {
 	TextField,
 	useLoad,
 } from "../../ui/index.ts";
+import { RoleSummary } from "../members/roles.tsx";
 import { messages } from "./messages.ts";
 
 interface Preview {
 	workspace: { id: string; name: string };
 	email: string;
-	role: "owner" | "admin" | "member";
+	role: "owner" | "admin" | "member" | "viewer";
 	invitedBy: string | null;
 	expiresAt: string;
 }
@@ -75,7 +76,10 @@ function Facts({ preview }: { preview: Preview }) {
 			<dt>{t("workspace")}</dt>
 			<dd>{preview.workspace.name}</dd>
 			<dt>{t("role")}</dt>
-			<dd>{t(`role_${preview.role}`)}</dd>
+			<dd>
+				{t(`role_${preview.role}`)}
+				<RoleSummary role={preview.role} />
+			</dd>
 			{preview.invitedBy ? (
 				<>
 					<dt>{t("invitedBy")}</dt>

@@ -4,6 +4,7 @@ import { useT } from "../../i18n/index.ts";
 import { Button, DataTable, DateTime, Dialog, ErrorAlert, SelectField, TextField } from "../../ui/index.ts";
 import { uiMessages } from "../../ui/messages.ts";
 import { messages } from "./messages.ts";
+import { RoleSummary } from "./roles.tsx";
 import type { Invitation, Role } from "./types.ts";
 
 export function InvitationTable({
@@ -103,11 +104,16 @@ export function InviteDialog({
 					autocomplete="off"
 				/>
 				<SelectField
+					id="invite-role"
 					label={t("role")}
 					value={role}
 					options={grantable.map((r) => ({ value: r, label: t(`role_${r}`) }))}
 					onChange={(r) => setRole(r as Role)}
 				/>
+				{/* Read out when the role changes: exactly what the chosen role can see and do. */}
+				<div aria-live="polite">
+					<RoleSummary role={role} id="invite-role-summary" />
+				</div>
 			</form>
 			<ErrorAlert error={error} />
 		</Dialog>

@@ -1,7 +1,10 @@
 // A workspace's members and invitations as their collections answer them.
 import { collection } from "../../api.ts";
 
-export type Role = "owner" | "admin" | "member";
+export type Role = "owner" | "admin" | "member" | "viewer";
+
+/** Every role, highest first. */
+export const ROLES: Role[] = ["owner", "admin", "member", "viewer"];
 
 export interface Member {
 	id: string;
@@ -24,4 +27,4 @@ export interface Invitation {
 export const members = collection<Member>("members");
 export const invitations = collection<Invitation>("invitations");
 /** A role may grant or act on the roles at or below its own. */
-export const RANK: Record<Role, number> = { member: 1, admin: 2, owner: 3 };
+export const RANK: Record<Role, number> = { viewer: 1, member: 2, admin: 3, owner: 4 };

@@ -22,7 +22,8 @@ import {
 } from "../../ui/index.ts";
 import { InvitationTable, InviteDialog } from "./invitations.tsx";
 import { messages } from "./messages.ts";
-import { type Invitation, invitations, type Member, members, RANK, type Role } from "./types.ts";
+import { RoleGuide } from "./roles.tsx";
+import { type Invitation, invitations, type Member, members, RANK, ROLES, type Role } from "./types.ts";
 
 type Pending =
 	| { kind: "remove"; member: Member }
@@ -145,7 +146,7 @@ export default function MembersScreen() {
 	const myId = session?.record.id ?? "";
 	const workspace = session?.workspaces.find((w) => w.id === session.workspace);
 	const myRole: Role = workspace?.role ?? "member";
-	const grantable = (["member", "admin", "owner"] as Role[]).filter((r) => RANK[r] <= RANK[myRole]);
+	const grantable = ROLES.filter((r) => RANK[r] <= RANK[myRole]).reverse();
 
 	const [inviting, setInviting] = useState(false);
 	const [link, setLink] = useState<{ url: string; email: string } | null>(null);
@@ -243,6 +244,7 @@ export default function MembersScreen() {
 								onRevoke={(invitation) => setPending({ kind: "revoke", invitation })}
 							/>
 						)}
+						<RoleGuide />
 					</>
 				)}
 			</LoadState>

@@ -2,6 +2,7 @@ import { useState } from "preact/hooks";
 import { collection } from "../../api.ts";
 import { useT } from "../../i18n/index.ts";
 import { refreshUnread } from "../../notifications-count.ts";
+import { Link } from "../../router.ts";
 import {
 	announce,
 	Button,
@@ -12,30 +13,16 @@ import {
 	Page,
 	useLoad,
 } from "../../ui/index.ts";
+import { describe, type Notification } from "./describe.ts";
 import { messages } from "./messages.ts";
 
-export interface Notification {
-	id: string;
-	workspace: string | null;
-	kind: string;
-	title: string;
-	body: string;
-	data: Record<string, unknown>;
-	read: boolean;
-	created: string;
-	updated: string;
-}
-
 const notifications = collection<Notification>("notifications");
-const KINDS = ["link_revoked", "answer_revoked", "callback_failed"] as const;
-const BY = ["owner", "tool", "system"] as const;
 
 function Item({ item, onChange }: { item: Notification; onChange: () => void }) {
 	const t = useT(messages);
 	const [busy, setBusy] = useState(false);
 	const [error, setError] = useState<unknown>(null);
-	const kind = KINDS.find((k) => k === item.kind);
-	const by = BY.find((b) => b === item.data.by);
+	const said = describe(item, t);
 	async function act(run: () => Promise<unknown>, said: string) {
 		setBusy(true);
 		setError(null);
@@ -54,14 +41,24 @@ function Item({ item, onChange }: { item: Notification; onChange: () => void }) 
 			<div class="card-head">
 				<h2>
 					{item.read ? null : <span class="visually-hidden">{t("unread")}: </span>}
-					{kind ? t(`kind_${kind}`) : item.title}
+					{said.heading}
 				</h2>
 				<span class="meta">
 					<DateTime value={item.created} />
 				</span>
 			</div>
-			{kind === "link_revoked" && by ? <p>{t(`by_${by}`)}</p> : null}
-			{kind ? <p class="meta">{item.title}</p> : item.body ? <p>{item.body}</p> : null}
+			{said.text !== null ? (
+				<p>{said.text}</p>
+			) : said.known ? (
+				<p class="meta">{item.title}</p>
+			) : item.body ? (
+				<p>{item.body}</p>
+			) : null}
+			{said.link ? (
+				<p>
+					<Link href={said.link.href}>{said.link.label}</Link>
+				</p>
+			) : null}
 			<ErrorAlert error={error} />
 			<div class="row-actions">
 				<Button
@@ -116,7 +113,9 @@ export default function NotificationsScreen() {
 				) : undefined
 			}
 		>
-			<p class="intro">{t("intro")}</p>
+			<p class="intro">
+				{t("intro")} <Link href="/account#notices">{t("settingsLink")}</Link>
+			</p>
 			<ErrorAlert error={error} />
 			<LoadState state={state}>
 				{(list) =>

@@ -1,5 +1,6 @@
 // The account's passkeys: list, add one here or on another device (both through a one-time ticket,
-// POST /api/passkeys/tickets), remove (DELETE /api/passkeys/{id}; the last one stays).
+// POST /api/passkeys/tickets), remove (DELETE /api/passkeys/{id}; the last one stays: its Remove is
+// off, with the reason beside it).
 import { useState } from "preact/hooks";
 import { collection, request } from "../../api.ts";
 import { register, ticketFrom } from "../../auth/passkey.ts";
@@ -163,15 +164,32 @@ export default function PasskeysScreen() {
 							{
 								label: t("actions"),
 								kind: "actions",
-								cell: (p) => (
-									<Button
-										class="btn-small"
-										aria-label={t("removeNamed", { name: p.name })}
-										onClick={() => setRemoving(p)}
-									>
-										{t("remove")}
-									</Button>
-								),
+								// The last passkey stays (409 passkey_last): its button is off, the reason beside it.
+								// aria-disabled, not disabled: it keeps the focus, so the keyboard reaches the reason.
+								cell: (p) =>
+									list.length > 1 ? (
+										<Button
+											class="btn-small"
+											aria-label={t("removeNamed", { name: p.name })}
+											onClick={() => setRemoving(p)}
+										>
+											{t("remove")}
+										</Button>
+									) : (
+										<>
+											<Button
+												class="btn-small"
+												aria-label={t("removeNamed", { name: p.name })}
+												aria-describedby={`last-passkey-${p.id}`}
+												aria-disabled="true"
+											>
+												{t("remove")}
+											</Button>
+											<p class="meta passkey-last" id={`last-passkey-${p.id}`}>
+												{t("lastOne")}
+											</p>
+										</>
+									),
 							},
 						]}
 					/>

@@ -2,7 +2,17 @@
 // while it is active, its current values, read live through the responder's share at every load.
 import { useState } from "preact/hooks";
 import { type Locale, useLocale, useT } from "../../i18n/index.ts";
-import { Button, DataTable, DateTime, EmptyState, LoadState, StatusBadge, useLoad } from "../../ui/index.ts";
+import {
+	Button,
+	DataTable,
+	DateTime,
+	EmptyState,
+	ErrorAlert,
+	LoadState,
+	StatusBadge,
+	useLoad,
+} from "../../ui/index.ts";
+import { downloadAnswersCsv, openAnsweredFile } from "./downloads.ts";
 import { messages } from "./messages.ts";
 import { type Answer, type AnswerValue, answersOf } from "./types.ts";
 
@@ -19,12 +29,46 @@ function fileSize(bytes: number, lang: Locale): string {
 	return new Intl.NumberFormat(lang, { style: "unit", unit, maximumFractionDigits: 1 }).format(value);
 }
 
-function ValueCell({ value }: { value: AnswerValue }) {
+function ValueCell({ value, answer }: { value: AnswerValue; answer: Answer }) {
+	const t = useT(messages);
 	const lang = useLocale();
-	if (value.file) {
+	const [busy, setBusy] = useState(false);
+	const [error, setError] = useState<unknown>(null);
+	const file = value.file;
+	if (file) {
+		const size = <span class="meta">({fileSize(file.size, lang)})</span>;
+		// An answer kept here opens through its share; one kept elsewhere names its server.
+		if (!answer.slug || !value.recordId) {
+			return (
+				<span>
+					{file.name} {size}
+					{answer.remote ? (
+						<span class="meta"> · {t("fileRemote", { server: answer.server ?? "" })}</span>
+					) : null}
+				</span>
+			);
+		}
 		return (
 			<span>
-				{value.file.name} <span class="meta">({fileSize(value.file.size, lang)})</span>
+				<Button
+					class="btn-small"
+					busy={busy}
+					onClick={async () => {
+						setBusy(true);
+						setError(null);
+						try {
+							await openAnsweredFile(answer.slug, value.recordId, file.name);
+						} catch (err) {
+							setError(err);
+						} finally {
+							setBusy(false);
+						}
+					}}
+				>
+					{t("openFile", { name: file.name })}
+				</Button>{" "}
+				{size}
+				<ErrorAlert error={error} />
 			</span>
 		);
 	}
@@ -79,7 +123,7 @@ function AnswerCard({ answer, n }: { answer: Answer; n: number }) {
 						rowKey={(v) => v.key}
 						columns={[
 							{ label: t("itemLabel"), cell: (v) => v.label },
-							{ label: t("currentValue"), cell: (v) => <ValueCell value={v} /> },
+							{ label: t("currentValue"), cell: (v) => <ValueCell value={v} answer={answer} /> },
 						]}
 					/>
 				) : (
@@ -96,9 +140,11 @@ function AnswerCard({ answer, n }: { answer: Answer; n: number }) {
 	);
 }
 
-export function Answers({ requestId }: { requestId: string }) {
+export function Answers({ requestId, label }: { requestId: string; label: string }) {
 	const t = useT(messages);
 	const [pages, setPages] = useState(1);
+	const [exporting, setExporting] = useState(false);
+	const [exportError, setExportError] = useState<unknown>(null);
 	const state = useLoad(async () => {
 		const first = await answersOf(requestId, 1, PER_PAGE);
 		const items = [...first.items];
@@ -110,11 +156,35 @@ export function Answers({ requestId }: { requestId: string }) {
 		<section class="req-section" aria-labelledby="req-answers-heading">
 			<div class="req-section-head">
 				<h2 id="req-answers-heading">{t("answersHeading")}</h2>
-				<Button class="btn-small" busy={state.loading} onClick={state.reload}>
-					{t("refresh")}
-				</Button>
+				<div class="row-actions">
+					<Button
+						class="btn-small"
+						busy={exporting}
+						aria-describedby="req-export-hint"
+						onClick={async () => {
+							setExporting(true);
+							setExportError(null);
+							try {
+								await downloadAnswersCsv(requestId, label);
+							} catch (err) {
+								setExportError(err);
+							} finally {
+								setExporting(false);
+							}
+						}}
+					>
+						{t("exportCsv")}
+					</Button>
+					<Button class="btn-small" busy={state.loading} onClick={state.reload}>
+						{t("refresh")}
+					</Button>
+				</div>
 			</div>
 			<p class="meta">{t("answersLive")}</p>
+			<p class="meta" id="req-export-hint">
+				{t("exportCsvHint")}
+			</p>
+			<ErrorAlert error={exportError} />
 			<LoadState state={state}>
 				{(got) =>
 					got.items.length === 0 ? (

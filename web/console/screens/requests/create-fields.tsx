@@ -16,6 +16,8 @@ export interface Who {
 	requireHandshake: boolean;
 	identityScope: "any" | "from_root";
 	allowExtraFields: boolean;
+	/** A responder without an account may sign up here to answer (answer-only). */
+	allowAnswerSignup: boolean;
 	/** The identity that signs the request; "" for none. */
 	identity: string;
 }
@@ -27,6 +29,7 @@ export const ANYONE: Who = {
 	requireHandshake: false,
 	identityScope: "any",
 	allowExtraFields: false,
+	allowAnswerSignup: false,
 	identity: "",
 };
 
@@ -142,6 +145,12 @@ export function WhoFields({
 				hint={t("allowExtraFieldsHint")}
 				checked={who.allowExtraFields}
 				onChange={(allowExtraFields) => onChange({ allowExtraFields })}
+			/>
+			<Checkbox
+				label={t("allowAnswerSignup")}
+				hint={t("allowAnswerSignupHint")}
+				checked={who.allowAnswerSignup}
+				onChange={(allowAnswerSignup) => onChange({ allowAnswerSignup })}
 			/>
 			{identityList.length > 0 ? (
 				<SelectField

@@ -82,6 +82,7 @@ export function CreateRequest() {
 				requireHandshake: who.requireHandshake,
 				...(who.requireHandshake ? { identityScope: who.identityScope } : {}),
 				allowExtraFields: who.allowExtraFields,
+				allowAnswerSignup: who.allowAnswerSignup,
 				...(who.identity ? { identity: who.identity } : {}),
 				...(expires ? { expiresAt: endOfDay(expires) } : {}),
 				...(callbackUrl.trim() ? { callbackUrl: callbackUrl.trim() } : {}),

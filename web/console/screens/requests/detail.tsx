@@ -42,6 +42,8 @@ function Settings({ req }: { req: DataRequest }) {
 				</dd>
 				<dt>{t("extraShort")}</dt>
 				<dd>{t(req.allowExtraFields ? "extraAllowed" : "extraNotAllowed")}</dd>
+				<dt>{t("answerSignupShort")}</dt>
+				<dd>{t(req.allowAnswerSignup ? "answerSignupAllowed" : "answerSignupNotAllowed")}</dd>
 				<dt>{t("expiresAt")}</dt>
 				<dd>{req.expiresAt ? <DateTime value={req.expiresAt} /> : t("noExpiry")}</dd>
 				<dt>{t("created")}</dt>
@@ -133,7 +135,7 @@ function Loaded({ req, reload }: { req: DataRequest; reload: () => void }) {
 				<ItemsTable items={req.items} caption={t("asksCaption")} />
 			</section>
 			<Settings req={req} />
-			<Answers requestId={req.id} />
+			<Answers requestId={req.id} label={req.label} />
 			<ConfirmDialog
 				open={deleting}
 				title={t("deleteTitle")}

@@ -1,7 +1,10 @@
 // Items written by hand for a request: each with a label, a key (made from the label until the
 // person changes it), a type, whether it is required and a description; add and remove.
+
+import { commonKeyOf } from "../../common-keys.ts";
 import { useT } from "../../i18n/index.ts";
 import { announce, Button, Checkbox, SelectField, TextField } from "../../ui/index.ts";
+import { KEY_SUGGESTIONS_ID, KeySuggestions } from "../../ui/key-suggestions.tsx";
 import { messages } from "./messages.ts";
 import { ITEM_TYPES, type ItemType, KEY_PATTERN, keyFrom, type TemplateItem } from "./types.ts";
 
@@ -66,6 +69,7 @@ export function ItemsEditor({
 		onChange(items.map((i) => (i.uid === uid ? { ...i, ...patch } : i)));
 	return (
 		<div class="req-items">
+			<KeySuggestions />
 			{items.map((item, n) => (
 				<fieldset key={item.uid} class="fieldset req-item">
 					<legend>{t("itemN", { n: n + 1 })}</legend>
@@ -77,7 +81,16 @@ export function ItemsEditor({
 							value={item.label}
 							error={errors[item.uid]?.label ?? null}
 							onInput={(label) =>
-								update(item.uid, item.keyTyped ? { label } : { label, key: keyFrom(label) })
+								update(
+									item.uid,
+									item.keyTyped
+										? { label }
+										: {
+												label,
+												key: keyFrom(label),
+												type: item.type === "text" ? (commonKeyOf(label)?.type ?? "text") : item.type,
+											},
+								)
 							}
 						/>
 						<TextField
@@ -88,6 +101,7 @@ export function ItemsEditor({
 							autocomplete="off"
 							spellcheck={false}
 							value={item.key}
+							list={KEY_SUGGESTIONS_ID}
 							error={errors[item.uid]?.key ?? null}
 							onInput={(key) => update(item.uid, { key, keyTyped: true })}
 						/>

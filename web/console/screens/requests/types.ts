@@ -34,6 +34,7 @@ export interface DataRequest {
 	requiresIdentifier: boolean;
 	requireHandshake: boolean;
 	allowExtraFields: boolean;
+	allowAnswerSignup: boolean;
 	identityScope: "any" | "from_root";
 	identity: string | null;
 	expiresAt: string | null;
@@ -109,16 +110,8 @@ export function answerUrl(slug: string): string {
 /** Template and vault keys: `[a-z0-9_-]{1,64}`. */
 export const KEY_PATTERN = /^[a-z0-9_-]{1,64}$/;
 
-/** A key made from a label ("Bank details" -> "bank-details"), a default the person can change. */
-export function keyFrom(text: string): string {
-	return text
-		.toLowerCase()
-		.normalize("NFKD")
-		.replace(/[\u0300-\u036f]/g, "")
-		.replace(/[^a-z0-9_-]+/g, "-")
-		.replace(/^-+|-+$/g, "")
-		.slice(0, 64);
-}
+/** A key made from a label (a common key it means, else the label spelled as a key). */
+export { keyFrom } from "../../common-keys.ts";
 
 /** The member a validation refusal names ("body.callbackUrl" -> "callbackUrl"). */
 export function refusedField(err: unknown): string | null {

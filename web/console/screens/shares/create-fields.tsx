@@ -1,5 +1,6 @@
-// Two parts of a new share's form: its gates (password, view cap, expiry, proven identity, the
+// Two parts of a share's form (new, copy, edit): its gates (password, view cap, expiry, proven identity, the
 // identity that signs it) and its watermark (the stamp, an application's purpose, the preview).
+import type { ComponentChildren } from "preact";
 import { useT } from "../../i18n/index.ts";
 import { Checkbox, Fieldset, SelectField, TextField } from "../../ui/index.ts";
 import { messages } from "./messages.ts";
@@ -36,27 +37,35 @@ export function GateFields({
 	onChange,
 	errors,
 	identityList,
+	password,
+	maxViewsHint,
 }: {
 	gates: Gates;
 	onChange: (patch: Partial<Gates>) => void;
 	errors: { maxViews?: string | undefined; expiresAt?: string | undefined };
 	identityList: Identity[];
+	/** The edit form's own password fields (keep, replace or remove), instead of a new share's. */
+	password?: ComponentChildren;
+	/** The edit form's word on the views already taken, instead of a new share's hint. */
+	maxViewsHint?: string;
 }) {
 	const t = useT(messages);
 	return (
 		<Fieldset legend={t("gates")}>
-			<TextField
-				label={t("password")}
-				hint={t("passwordHint")}
-				type="password"
-				autocomplete="new-password"
-				maxLength={200}
-				value={gates.password}
-				onInput={(password) => onChange({ password })}
-			/>
+			{password ?? (
+				<TextField
+					label={t("password")}
+					hint={t("passwordHint")}
+					type="password"
+					autocomplete="new-password"
+					maxLength={200}
+					value={gates.password}
+					onInput={(password) => onChange({ password })}
+				/>
+			)}
 			<TextField
 				label={t("maxViews")}
-				hint={t("maxViewsHint")}
+				hint={maxViewsHint ?? t("maxViewsHint")}
 				type="number"
 				inputMode="numeric"
 				min={1}

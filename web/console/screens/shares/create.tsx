@@ -1,11 +1,12 @@
 // A new share: the entries and sections it names (picked from the vault, grouped by section), a
 // label, the gates (password, view cap, expiry, proven identity) and the watermark with its
-// preview. POST /api/collections/links/records, then the share's own page with its link.
+// preview. POST /api/collections/links/records, then the share's own page with its link. "Make a
+// copy" opens this form filled in from another share (a new address, views from 0; the password
+// is never read back, so it is typed again).
 import { useRef, useState } from "preact/hooks";
 import { ApiError } from "../../api.ts";
 import { useT } from "../../i18n/index.ts";
 import { Link, navigate } from "../../router.ts";
-import { hasScope } from "../../session.ts";
 import {
 	announce,
 	Button,
@@ -13,10 +14,12 @@ import {
 	ErrorAlert,
 	Fieldset,
 	LoadState,
+	Notice,
 	Page,
 	TextField,
 	useLoad,
 } from "../../ui/index.ts";
+import { changeMessages } from "./change-messages.ts";
 import {
 	GateFields,
 	type Gates,
@@ -27,94 +30,53 @@ import {
 	WatermarkFields,
 } from "./create-fields.tsx";
 import { EntryPicker, type Picked } from "./entry-picker.tsx";
-import { messages } from "./messages.ts";
 import {
-	type Identity,
-	identities,
-	localToIso,
-	records,
-	refusedField,
-	type Section,
-	sections,
-	shares,
-	type VaultRecord,
-} from "./types.ts";
+	checkLimits,
+	chosenRecords,
+	focusFirstInvalid,
+	gatesOf,
+	loadVault,
+	previewFiles,
+	sharedCount,
+	stampOk,
+	watermarkOf,
+} from "./form.ts";
+import { messages } from "./messages.ts";
+import { refusedField, type Share, shares } from "./types.ts";
 
 type Errors = Partial<Record<"picked" | "maxViews" | "expiresAt" | "stamp", string>>;
 
-interface Vault {
-	recordList: VaultRecord[];
-	sectionList: Section[];
-	identityList: Identity[];
+/** "Make a copy": the form filled in from the share with this id. */
+export function CopyShare({ id }: { id: string }) {
+	const source = useLoad(() => shares.view(id), [id]);
+	return <LoadState state={source}>{(share) => <CreateShare from={share} />}</LoadState>;
 }
 
-async function loadVault(): Promise<Vault> {
-	const [recordList, sectionList, identityList] = await Promise.all([
-		records.all({ sort: "name", fields: "id,key,name,type,section,hidden,file" }),
-		sections.all({ sort: "ordering,created" }),
-		hasScope("identity:read")
-			? identities.all({ filter: 'status = "active"', sort: "name" })
-			: Promise.resolve([]),
-	]);
-	return { recordList, sectionList, identityList };
-}
-
-/** The stamp's rule (docs/api.md "Making and changing shares"): one line, 1 to 120 characters. */
-function stampOk(text: string): boolean {
-	const chars = [...text.trim()];
-	const control = chars.some((c) => {
-		const code = c.codePointAt(0) ?? 0;
-		return code < 0x20 || (code >= 0x7f && code <= 0x9f) || code === 0x2028 || code === 0x2029;
-	});
-	return chars.length >= 1 && chars.length <= 120 && !control;
-}
-
-/** Moves the keyboard to the first field marked invalid once the errors are rendered. */
-function focusFirstInvalid(form: HTMLFormElement | null) {
-	requestAnimationFrame(() =>
-		form?.querySelector<HTMLElement>('[aria-invalid="true"], fieldset[aria-describedby] input')?.focus(),
-	);
-}
-
-/** The chosen entries, without those a chosen whole section already shares. */
-function chosenRecords(recordList: VaultRecord[], picked: Picked): string[] {
-	const whole = new Set(picked.sections);
-	return picked.records.filter((id) => {
-		const r = recordList.find((x) => x.id === id);
-		return r !== undefined && !(r.section && whole.has(r.section));
-	});
-}
-
-/** Whether the share grants the entry now: chosen, or in a chosen section. */
-const grants = (picked: Picked, r: VaultRecord) =>
-	picked.records.includes(r.id) || (r.section !== null && picked.sections.includes(r.section));
-
-/** How many entries the share grants now: those chosen and those of the chosen sections. */
-function sharedCount(recordList: VaultRecord[], picked: Picked): number {
-	return recordList.filter((r) => grants(picked, r)).length;
-}
-
-/** Files among the chosen entries (directly or through a section), else every file of the vault. */
-function previewFiles(recordList: VaultRecord[], picked: Picked): VaultRecord[] {
-	const files = recordList.filter((r) => r.type === "file");
-	const chosen = files.filter((r) => grants(picked, r));
-	return chosen.length > 0 ? chosen : files;
-}
-
-export function CreateShare() {
+export function CreateShare({ from }: { from?: Share } = {}) {
 	const t = useT(messages);
+	const c = useT(changeMessages);
 	const vault = useLoad(loadVault);
-	const [label, setLabel] = useState("");
-	const [picked, setPicked] = useState<Picked>({ records: [], sections: [] });
-	const [gates, setGates] = useState<Gates>(OPEN);
-	const [watermark, setWatermark] = useState<Watermark>(UNSTAMPED);
+	const [label, setLabel] = useState(
+		from ? c("copyOf", { label: from.label || t("untitled") }).slice(0, 200) : "",
+	);
+	const [picked, setPicked] = useState<Picked>({
+		records: from?.records ?? [],
+		sections: from?.sections ?? [],
+	});
+	// A copy's expiry is kept only while it is still ahead: a past one would be refused.
+	const [gates, setGates] = useState<Gates>(() => {
+		if (!from) return OPEN;
+		const copied = gatesOf(from);
+		return checkLimits({ ...copied, maxViews: "" }).ok ? copied : { ...copied, expires: "" };
+	});
+	const [watermark, setWatermark] = useState<Watermark>(from ? watermarkOf(from) : UNSTAMPED);
 	const [errors, setErrors] = useState<Errors>({});
 	const [error, setError] = useState<unknown>(null);
 	const [busy, setBusy] = useState(false);
 	const form = useRef<HTMLFormElement>(null);
 
 	const recordList = vault.data?.recordList ?? [];
-	const { password, maxViews, expires, requireHandshake, identity } = gates;
+	const { password, requireHandshake, identity } = gates;
 	const { stamp, application } = watermark;
 	const stamped = isStamped(watermark);
 
@@ -124,12 +86,13 @@ export function CreateShare() {
 		const ids = chosenRecords(recordList, picked);
 		if (ids.length === 0 && picked.sections.length === 0) problems.picked = t("pickOne");
 		else if (ids.length > 500 || picked.sections.length > 500) problems.picked = t("tooMany");
-		const cap = maxViews.trim() === "" ? null : Number(maxViews);
-		if (cap !== null && (!Number.isInteger(cap) || cap < 1 || cap > 1_000_000_000))
-			problems.maxViews = t("maxViewsInvalid");
-		const expiresAt = expires ? localToIso(expires) : null;
-		if (expires && expiresAt === null) problems.expiresAt = t("expiresInvalid");
-		else if (expiresAt && new Date(expiresAt).getTime() <= Date.now()) problems.expiresAt = t("expiresPast");
+		const limits = checkLimits(gates);
+		if (!limits.ok) {
+			if (limits.maxViews) problems.maxViews = t(limits.maxViews);
+			if (limits.expiresAt) problems.expiresAt = t(limits.expiresAt);
+		}
+		const cap = limits.ok ? limits.cap : null;
+		const expiresAt = limits.ok ? limits.expiresAt : null;
 		if (stamped && !stamp.trim()) problems.stamp = t("stampMissing");
 		else if (stamped && !stampOk(stamp)) problems.stamp = t("stampInvalid");
 		setErrors(problems);
@@ -167,10 +130,15 @@ export function CreateShare() {
 	}
 
 	return (
-		<Page title={t("createTitle")}>
+		<Page title={from ? c("copyTitle", { label: from.label || t("untitled") }) : t("createTitle")}>
 			<p>
 				<Link href="/shares">{t("backToList")}</Link>
 			</p>
+			{from ? (
+				<Notice>
+					<p>{c(from.requiresPassword ? "copyIntroPassword" : "copyIntro")}</p>
+				</Notice>
+			) : null}
 			<LoadState state={vault}>
 				{(loaded) =>
 					loaded.recordList.length === 0 && loaded.sectionList.length === 0 ? (

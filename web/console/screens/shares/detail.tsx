@@ -1,7 +1,8 @@
-// One share: its link (copied with one press, and as a QR code), the API address, its live status
-// and views (polled every few seconds while the page is visible, and a Refresh button), pause,
-// resume and revoke (only the transitions the status table allows; revoke after a confirm), its
-// gates, what it names, and its read log.
+// One share: its link (copied with one press, and as a QR code), the API address, what its
+// visitors see (without a view), its live status and views (polled every few seconds while the
+// page is visible, and a Refresh button), pause, resume and revoke (only the transitions the status
+// table allows; revoke after a confirm), edit and make a copy, its gates, what it names, and its
+// read log.
 import { useEffect, useRef, useState } from "preact/hooks";
 import { ApiError } from "../../api.ts";
 import { useT } from "../../i18n/index.ts";
@@ -20,6 +21,7 @@ import {
 	StatusBadge,
 	useLoad,
 } from "../../ui/index.ts";
+import { changeMessages } from "./change-messages.ts";
 import { ViewCount } from "./list.tsx";
 import { messages } from "./messages.ts";
 import { QrCode } from "./qr-code.tsx";
@@ -135,8 +137,11 @@ function Loaded({
 	tick: number;
 }) {
 	const t = useT(messages);
+	const c = useT(changeMessages);
 	const changed = useRef(false);
 	const canWrite = hasScope("link:write");
+	const path = `/shares/${encodeURIComponent(share.id)}`;
+	const editable = share.status === "active" || share.status === "paused" || share.status === "expired";
 	const names = useLoad(loadNames);
 	const [busy, setBusy] = useState(false);
 	const [error, setError] = useState<unknown>(null);
@@ -173,8 +178,18 @@ function Loaded({
 		<Page
 			title={title}
 			actions={
-				canWrite && allowed.length > 0 ? (
+				canWrite ? (
 					<>
+						{editable ? (
+							<Link href={`${path}/edit`} class="btn btn-secondary">
+								{c("edit")}
+							</Link>
+						) : null}
+						{share.signInClient ? null : (
+							<Link href={`/shares/new?copy=${encodeURIComponent(share.id)}`} class="btn btn-secondary">
+								{c("copy")}
+							</Link>
+						)}
 						{allowed.includes("paused") ? (
 							<Button busy={busy} onClick={() => void setStatus("paused")}>
 								{t("pause")}
@@ -185,9 +200,11 @@ function Loaded({
 								{t("resume")}
 							</Button>
 						) : null}
-						<Button variant="danger" onClick={() => setRevoking(true)}>
-							{t("revoke")}
-						</Button>
+						{allowed.includes("revoked") ? (
+							<Button variant="danger" onClick={() => setRevoking(true)}>
+								{t("revoke")}
+							</Button>
+						) : null}
 					</>
 				) : undefined
 			}
@@ -225,6 +242,13 @@ function Loaded({
 							<p>{t("linkText")}</p>
 							<CopyField label={t("linkLabel")} value={shareUrl(share.slug)} />
 							<CopyField label={t("apiLabel")} value={shareApiUrl(share.slug)} />
+							{hasScope("record:read") ? (
+								<p>
+									<Link href={`${path}/preview`} class="btn btn-secondary">
+										{c("preview")}
+									</Link>
+								</p>
+							) : null}
 						</div>
 						<figure class="share-qr-figure">
 							<QrCode text={shareUrl(share.slug)} label={t("qrLabel")} />

@@ -24,8 +24,9 @@ export const messages = defineMessages({
 		backToList: "Back to all shares",
 
 		createTitle: "New share",
-		label: "Label",
-		labelHint: "For you: who or what the share is for, e.g. “Landlord, flat 3B”.",
+		label: "Label (visitors see it)",
+		labelHint:
+			"Public: visitors see it as the share page's title and in the names of the files they save. Write it for them, e.g. “For the landlord, flat 3B”.",
 		what: "What to share",
 		whatHint:
 			"Choose entries one by one, or whole sections: a section shares every entry it holds, also ones you add later.",
@@ -102,7 +103,7 @@ export const messages = defineMessages({
 		notActive_paused: "This share is paused: readers are refused until you resume it.",
 		notActive_revoked: "This share is revoked: it never opens again.",
 		notActive_expired:
-			"This share has expired: its expiry passed or its views are used up. Make a new share to share again.",
+			"This share has expired: its expiry passed or its views are used up. Make a copy to share the same again at a new address.",
 		pause: "Pause",
 		resume: "Resume",
 		revoke: "Revoke",
@@ -149,6 +150,9 @@ export const messages = defineMessages({
 		kind_addressbook: "Address book",
 		kind_file: "File",
 		kind_archive: "Archive",
+		kind_csv: "CSV from the share page",
+		kind_vcard: "vCard from the share page",
+		kind_ical: "iCalendar from the share page",
 		kindFile: "File: {name}",
 		readerNone: "Not identified",
 		readerFull: "Full fingerprint: {fingerprint}",
@@ -180,8 +184,9 @@ export const messages = defineMessages({
 		backToList: "Zurück zu allen Freigaben",
 
 		createTitle: "Neue Freigabe",
-		label: "Bezeichnung",
-		labelHint: "Für Sie: für wen oder wofür die Freigabe ist, z. B. „Vermieterin, Wohnung 3B“.",
+		label: "Bezeichnung (für Besucher sichtbar)",
+		labelHint:
+			"Öffentlich: Besucher sehen sie als Titel der Freigabeseite und im Namen der Dateien, die sie speichern. Schreiben Sie sie für sie, z. B. „Für die Vermieterin, Wohnung 3B“.",
 		what: "Was freigegeben wird",
 		whatHint:
 			"Wählen Sie einzelne Einträge oder ganze Abschnitte: Ein Abschnitt gibt jeden Eintrag frei, den er enthält, auch später hinzugefügte.",
@@ -261,7 +266,7 @@ export const messages = defineMessages({
 		notActive_paused: "Diese Freigabe ist pausiert: Lesende werden abgewiesen, bis Sie sie fortsetzen.",
 		notActive_revoked: "Diese Freigabe ist widerrufen: Sie öffnet sich nie wieder.",
 		notActive_expired:
-			"Diese Freigabe ist abgelaufen: Ihr Ablauf ist vorbei oder ihre Aufrufe sind aufgebraucht. Erstellen Sie eine neue Freigabe, um wieder freizugeben.",
+			"Diese Freigabe ist abgelaufen: Ihr Ablauf ist vorbei oder ihre Aufrufe sind aufgebraucht. Erstellen Sie eine Kopie, um dasselbe unter einer neuen Adresse freizugeben.",
 		pause: "Pausieren",
 		resume: "Fortsetzen",
 		revoke: "Widerrufen",
@@ -309,6 +314,9 @@ export const messages = defineMessages({
 		kind_addressbook: "Adressbuch",
 		kind_file: "Datei",
 		kind_archive: "Archiv",
+		kind_csv: "CSV von der Freigabeseite",
+		kind_vcard: "vCard von der Freigabeseite",
+		kind_ical: "iCalendar von der Freigabeseite",
 		kindFile: "Datei: {name}",
 		readerNone: "Nicht nachgewiesen",
 		readerFull: "Vollständiger Fingerabdruck: {fingerprint}",

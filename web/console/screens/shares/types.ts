@@ -30,7 +30,7 @@ export interface Share {
 	updated: string;
 }
 
-export type ReadKind = "api" | "page" | "addressbook" | "file" | "archive";
+export type ReadKind = "api" | "page" | "addressbook" | "file" | "archive" | "csv" | "vcard" | "ical";
 
 export interface ShareRead {
 	id: string;

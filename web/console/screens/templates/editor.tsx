@@ -5,6 +5,7 @@ import { ApiError } from "../../api.ts";
 import { useT } from "../../i18n/index.ts";
 import { Link, navigate } from "../../router.ts";
 import { announce, Button, ErrorAlert, LoadState, Page, TextField, useLoad } from "../../ui/index.ts";
+import { KeySuggestions } from "../../ui/key-suggestions.tsx";
 import { type Draft, type DraftErrors, ItemEditor } from "./item-editor.tsx";
 import { messages } from "./messages.ts";
 import { KEY_PATTERN, MAX_ITEMS, type Template, templates } from "./types.ts";
@@ -167,6 +168,7 @@ function Form({ template }: { template: Template | null }) {
 				<h2>{t("fields")}</h2>
 				<p class="field-hint">{t("fieldsHint", { max: MAX_ITEMS })}</p>
 				{errors.items ? <p class="field-error">{errors.items}</p> : null}
+				<KeySuggestions />
 				<ol class="tpl-items">
 					{items.map((item, i) => (
 						<ItemEditor

@@ -1,6 +1,9 @@
 // One field of a template in the editor: label, key, type, required, description, and its place.
+
+import { commonKeyOf } from "../../common-keys.ts";
 import { useT } from "../../i18n/index.ts";
 import { Button, Checkbox, SelectField, TextField } from "../../ui/index.ts";
+import { KEY_SUGGESTIONS_ID } from "../../ui/key-suggestions.tsx";
 import { TextAreaField } from "../vault/textarea-field.tsx";
 import { messages } from "./messages.ts";
 import { ITEM_TYPES, type ItemType, keyFrom } from "./types.ts";
@@ -17,6 +20,13 @@ export interface Draft {
 }
 
 export type DraftErrors = Partial<Record<"key" | "label" | "description", string>>;
+
+/** A new label's key (and type, while still plain text) when the person has not typed a key. */
+function fromLabel(item: Draft, label: string): Partial<Draft> {
+	const common = commonKeyOf(label);
+	const type = common && item.type === "text" ? common.type : item.type;
+	return { label, key: keyFrom(label), type };
+}
 
 export function ItemEditor({
 	item,
@@ -50,7 +60,7 @@ export function ItemEditor({
 						required
 						maxLength={200}
 						value={item.label}
-						onInput={(label) => set(item.keyTouched ? { label } : { label, key: keyFrom(label) })}
+						onInput={(label) => set(item.keyTouched ? { label } : fromLabel(item, label))}
 						error={errors.label ?? null}
 						autocomplete="off"
 					/>
@@ -61,6 +71,7 @@ export function ItemEditor({
 						maxLength={64}
 						value={item.key}
 						onInput={(key) => set({ key: key.trim(), keyTouched: true })}
+						list={KEY_SUGGESTIONS_ID}
 						error={errors.key ?? null}
 						autocomplete="off"
 						spellcheck={false}

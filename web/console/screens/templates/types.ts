@@ -24,13 +24,5 @@ export interface Template {
 
 export const templates = collection<Template>("templates");
 
-/** A key made from a label ("Date of birth" -> "date-of-birth"), until the person types their own. */
-export function keyFrom(label: string): string {
-	return label
-		.toLowerCase()
-		.normalize("NFKD")
-		.replace(/[\u0300-\u036f]/g, "")
-		.replace(/[^a-z0-9_-]+/g, "-")
-		.replace(/^-+|-+$/g, "")
-		.slice(0, 64);
-}
+/** A key made from a label (a common key it means, else the label spelled as a key). */
+export { keyFrom } from "../../common-keys.ts";

@@ -4,7 +4,7 @@
 import { useState } from "preact/hooks";
 import { useLocale, useT } from "../../i18n/index.ts";
 import { Button, DataTable, DateTime } from "../../ui/index.ts";
-import { formatSize } from "./format.ts";
+import { fileKind, formatSize } from "./format.ts";
 import { messages } from "./messages.ts";
 import type { VaultRecord } from "./types.ts";
 
@@ -111,7 +111,7 @@ function ValueCell({
 			<div class="vault-file">
 				<span class="vault-file-name">{entry.file.name}</span>
 				<span class="meta">
-					{t("fileMeta", { type: entry.file.type, size: formatSize(entry.file.size, lang) })}
+					{t("fileMeta", { type: fileKind(entry.file.type, lang), size: formatSize(entry.file.size, lang) })}
 				</span>
 				<Button
 					class="btn-small"

@@ -1,15 +1,24 @@
-// Create or edit an entry: key, name, section, hidden, and for a value entry either its own text
+// Create or edit an entry: its name first, then the key apps ask for (made from the name until the
+// person changes it), section, hidden, and for a value entry either its own text
 // or an alias of another value entry (one level deep: docs/api.md "Records"). A file entry's bytes
 // are replaced in the file dialog; here only its details change.
 import { useId, useState } from "preact/hooks";
 import { useT } from "../../i18n/index.ts";
+import { hasScope } from "../../session.ts";
 import { Button, Checkbox, Dialog, ErrorAlert, Fieldset, SelectField, TextField } from "../../ui/index.ts";
 import { uiMessages } from "../../ui/messages.ts";
 import { messages } from "./messages.ts";
 import { TextAreaField } from "./textarea-field.tsx";
-import { KEY_PATTERN, records, refusedField, type Section, type VaultRecord } from "./types.ts";
+import { KEY_PATTERN, keyFrom, records, refusedField, type Section, type VaultRecord } from "./types.ts";
 
 type Errors = Partial<Record<"key" | "name" | "value" | "alias" | "section", string>>;
+
+/** Hiding is for owners and admins: for others a hidden entry does not exist, so no box. */
+function HiddenBox({ checked, onChange }: { checked: boolean; onChange: (hidden: boolean) => void }) {
+	const t = useT(messages);
+	if (!hasScope("hidden:write")) return null;
+	return <Checkbox label={t("hidden")} hint={t("hiddenHint")} checked={checked} onChange={onChange} />;
+}
 
 export function EntryDialog({
 	entry,
@@ -32,6 +41,8 @@ export function EntryDialog({
 	const targets = all.filter((r) => r.type === "value" && r.alias === null && r.id !== entry?.id);
 	const [key, setKey] = useState(entry?.key ?? "");
 	const [name, setName] = useState(entry?.name ?? "");
+	// A new entry's key follows its name until the person types a key of their own.
+	const [keyTouched, setKeyTouched] = useState(entry !== null);
 	const [kind, setKind] = useState<"text" | "alias">(entry?.alias ? "alias" : "text");
 	const [value, setValue] = useState(entry?.value ?? "");
 	const [target, setTarget] = useState(entry?.alias ?? "");
@@ -95,25 +106,19 @@ export function EntryDialog({
 			}
 		>
 			<form id="vault-entry-form" onSubmit={(e) => void submit(e)} noValidate>
-				<TextField
-					label={t("key")}
-					hint={t("keyHint")}
-					required
-					maxLength={64}
-					value={key}
-					onInput={(v) => setKey(v.trim())}
-					error={errors.key ?? null}
-					autocomplete="off"
-					spellcheck={false}
-				/>
-				<TextField
-					label={t("name")}
-					hint={t("nameHint")}
-					maxLength={200}
-					value={name}
-					onInput={setName}
-					error={errors.name ?? null}
-					autocomplete="off"
+				<NameAndKey
+					name={name}
+					keyValue={key}
+					isNew={entry === null}
+					errors={errors}
+					onName={(v) => {
+						setName(v);
+						if (!keyTouched) setKey(keyFrom(v));
+					}}
+					onKey={(v) => {
+						setKeyTouched(true);
+						setKey(v.trim());
+					}}
 				/>
 				{isFile ? null : (
 					<Fieldset legend={t("kind")}>
@@ -168,10 +173,53 @@ export function EntryDialog({
 						...sectionList.map((s) => ({ value: s.id, label: s.name })),
 					]}
 				/>
-				<Checkbox label={t("hidden")} hint={t("hiddenHint")} checked={hidden} onChange={setHidden} />
+				<HiddenBox checked={hidden} onChange={setHidden} />
 			</form>
 			<ErrorAlert error={error} />
 		</Dialog>
+	);
+}
+
+/** The name first, then the key apps ask for (made from the name until the person types one). */
+function NameAndKey({
+	name,
+	keyValue,
+	isNew,
+	errors,
+	onName,
+	onKey,
+}: {
+	name: string;
+	keyValue: string;
+	isNew: boolean;
+	errors: Errors;
+	onName: (value: string) => void;
+	onKey: (value: string) => void;
+}) {
+	const t = useT(messages);
+	return (
+		<>
+			<TextField
+				label={t("name")}
+				hint={t("nameHint")}
+				maxLength={200}
+				value={name}
+				onInput={onName}
+				error={errors.name ?? null}
+				autocomplete="off"
+			/>
+			<TextField
+				label={t("key")}
+				hint={t(isNew ? "keyFromNameHint" : "keyHint")}
+				required
+				maxLength={64}
+				value={keyValue}
+				onInput={onKey}
+				error={errors.key ?? null}
+				autocomplete="off"
+				spellcheck={false}
+			/>
+		</>
 	);
 }
 

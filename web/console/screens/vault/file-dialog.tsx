@@ -16,9 +16,9 @@ import {
 } from "../../ui/index.ts";
 import { uiMessages } from "../../ui/messages.ts";
 import { DropZone } from "./drop-zone.tsx";
-import { formatPercent, formatSize } from "./format.ts";
+import { fileKind, formatPercent, formatSize } from "./format.ts";
 import { messages } from "./messages.ts";
-import { KEY_PATTERN, keyFromFile, refusedField, type Section, type VaultRecord } from "./types.ts";
+import { KEY_PATTERN, keyFrom, keyFromFile, refusedField, type Section, type VaultRecord } from "./types.ts";
 
 const BASE = "/api/collections/records/records";
 
@@ -70,7 +70,7 @@ export function FileDialog({
 	function choose(chosen: File | null) {
 		setFile(chosen);
 		setErrors((e) => ({ ...e, file: undefined }));
-		if (chosen && !keyTouched && !entry) setKey(keyFromFile(chosen.name) || "file");
+		if (chosen && !keyTouched && !entry) setKey(keyFrom(name.trim()) || keyFromFile(chosen.name) || "file");
 	}
 
 	async function submit(event: Event) {
@@ -146,6 +146,19 @@ export function FileDialog({
 					{entry ? null : (
 						<>
 							<TextField
+								label={t("name")}
+								hint={t("fileNameHint")}
+								maxLength={200}
+								value={name}
+								onInput={(v) => {
+									setName(v);
+									if (!keyTouched) setKey(keyFrom(v.trim()) || (file ? keyFromFile(file.name) : ""));
+								}}
+								error={errors.name ?? null}
+								autocomplete="off"
+								disabled={busy}
+							/>
+							<TextField
 								label={t("key")}
 								hint={t("fileKeyHint")}
 								required
@@ -158,16 +171,6 @@ export function FileDialog({
 								error={errors.key ?? null}
 								autocomplete="off"
 								spellcheck={false}
-								disabled={busy}
-							/>
-							<TextField
-								label={t("name")}
-								hint={t("fileNameHint")}
-								maxLength={200}
-								value={name}
-								onInput={setName}
-								error={errors.name ?? null}
-								autocomplete="off"
 								disabled={busy}
 							/>
 							<SelectField
@@ -199,7 +202,7 @@ export function FileDialog({
 						{t(entry ? "replaced" : "uploaded", {
 							name: done.file?.name ?? done.name,
 						})}{" "}
-						{done.file ? `(${done.file.type}, ${formatSize(done.file.size, lang)})` : ""}
+						{done.file ? `(${fileKind(done.file.type, lang)}, ${formatSize(done.file.size, lang)})` : ""}
 					</p>
 				</Notice>
 			) : null}

@@ -65,7 +65,9 @@ export const messages = defineMessages({
 		keyRequired: "Enter a key.",
 		keyInvalid: "Use only lowercase letters, digits, - and _ (up to 64 characters).",
 		name: "Name",
-		nameHint: "Shown in lists. Leave it empty to use the key.",
+		nameHint: "What you call it, e.g. Bank details. Leave it empty to use the key.",
+		keyFromNameHint:
+			"What apps ask for, made from the name; change it if an app asks for another. Lowercase letters, digits, - and _ (up to 64).",
 		kind: "Kind of entry",
 		kindText: "Text",
 		kindTextHint: "A value you type, such as an IBAN or an address.",
@@ -83,7 +85,7 @@ export const messages = defineMessages({
 		noSection: "No section",
 		hidden: "Hidden",
 		hiddenHint:
-			"Masked in this list until you show it. A share holding a hidden entry is never handed to an app or tool.",
+			"Only owners and admins see it; it is masked in this list until you show it. A share holding a hidden entry is never handed to an app or tool.",
 		save: "Save",
 		addEntry: "Add the entry",
 		entryAdded: "Entry added",
@@ -100,7 +102,7 @@ export const messages = defineMessages({
 		fileChosen: "Chosen: {name} ({size})",
 		fileRequired: "Choose a file.",
 		fileTooLarge: "This file is {size}; the server accepts up to {max}.",
-		fileKeyHint: "Taken from the file's name; change it if apps ask for another key.",
+		fileKeyHint: "Made from the name, or the file's name; change it if apps ask for another key.",
 		fileNameHint: "Shown in lists. Leave it empty to use the file's name.",
 		upload: "Upload",
 		uploading: "Uploading…",
@@ -182,7 +184,9 @@ export const messages = defineMessages({
 		keyRequired: "Geben Sie einen Schlüssel ein.",
 		keyInvalid: "Nur Kleinbuchstaben, Ziffern, - und _ (bis zu 64 Zeichen).",
 		name: "Name",
-		nameHint: "Wird in Listen gezeigt. Leer lassen, um den Schlüssel zu verwenden.",
+		nameHint: "Wie Sie ihn nennen, z. B. Bankverbindung. Leer lassen, um den Schlüssel zu verwenden.",
+		keyFromNameHint:
+			"Wonach Apps fragen, aus dem Namen gebildet; ändern Sie ihn, wenn eine App nach einem anderen fragt. Kleinbuchstaben, Ziffern, - und _ (bis zu 64).",
 		kind: "Art des Eintrags",
 		kindText: "Text",
 		kindTextHint: "Ein Wert, den Sie eingeben, etwa eine IBAN oder eine Anschrift.",
@@ -201,7 +205,7 @@ export const messages = defineMessages({
 		noSection: "Kein Abschnitt",
 		hidden: "Verborgen",
 		hiddenHint:
-			"In dieser Liste verdeckt, bis Sie ihn zeigen. Eine Freigabe mit einem verborgenen Eintrag wird nie an eine App oder ein Werkzeug übergeben.",
+			"Nur Eigentümer und Admins sehen ihn; in dieser Liste ist er verdeckt, bis Sie ihn zeigen. Eine Freigabe mit einem verborgenen Eintrag wird nie an eine App oder ein Werkzeug übergeben.",
 		save: "Speichern",
 		addEntry: "Eintrag hinzufügen",
 		entryAdded: "Eintrag hinzugefügt",
@@ -219,7 +223,7 @@ export const messages = defineMessages({
 		fileRequired: "Wählen Sie eine Datei.",
 		fileTooLarge: "Diese Datei ist {size} groß; der Server nimmt bis zu {max} an.",
 		fileKeyHint:
-			"Aus dem Dateinamen gebildet; ändern Sie ihn, wenn Apps nach einem anderen Schlüssel fragen.",
+			"Aus dem Namen oder dem Dateinamen gebildet; ändern Sie ihn, wenn Apps nach einem anderen Schlüssel fragen.",
 		fileNameHint: "Wird in Listen gezeigt. Leer lassen, um den Dateinamen zu verwenden.",
 		upload: "Hochladen",
 		uploading: "Wird hochgeladen…",

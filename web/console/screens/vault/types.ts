@@ -43,6 +43,7 @@ export const KEY_PATTERN = /^[a-z0-9_-]{1,64}$/;
 export function keyFrom(text: string): string {
 	return text
 		.toLowerCase()
+		.replace(/ß/g, "ss")
 		.normalize("NFKD")
 		.replace(/[\u0300-\u036f]/g, "")
 		.replace(/[^a-z0-9_-]+/g, "-")

@@ -6,7 +6,7 @@ export interface Workspace {
 	name: string;
 	owner: string;
 	personal: boolean;
-	role: "owner" | "admin" | "member";
+	role: "owner" | "admin" | "member" | "viewer";
 	active: boolean;
 	created: string;
 	updated: string;

@@ -247,7 +247,7 @@ export default function WorkspacesScreen() {
 				{
 					label: t("rename"),
 					named: (w) => t("renameNamed", { name: w.name }),
-					when: (w) => w.role !== "member",
+					when: (w) => w.role === "owner" || w.role === "admin",
 					open: setRenaming,
 				},
 				{

@@ -1,0 +1,127 @@
+// A responder without an account creates an answer-only account on the answer page (issue 39.1),
+// in Chromium with a virtual authenticator: a passkey sign-up the request allows, then the answer
+// (German, 390 px); the requester opens an answered file through the answer's share (39.3). axe-core
+// in English and German at 1280 and 390 px, with screenshots.
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import { after, before, describe, test } from "node:test";
+import type { Browser } from "playwright-core";
+import {
+	apiCall,
+	DESKTOP,
+	Device,
+	launchBrowser,
+	PHONE,
+	type Server,
+	screenReady,
+	screenshot,
+	startServer,
+} from "../helpers/browser.ts";
+import { buildAccount } from "../helpers/factories.ts";
+
+import { axeAll, json } from "./responders-helpers.ts";
+
+describe("an answer-only account made to answer", { timeout: 600_000 }, () => {
+	let browser: Browser;
+	let server: Server;
+	let requesterToken: string;
+	let request: { id: string; slug: string };
+
+	before(async () => {
+		browser = await launchBrowser();
+		server = await startServer({ allowSignups: false });
+		({ token: requesterToken } = await buildAccount(server.t.app, { name: "Vermieter" }));
+		request = await json(
+			apiCall(server, requesterToken, "POST", "/api/collections/requests/records", {
+				label: "Mietbewerbung",
+				items: [
+					{ key: "full_name", label: "Vollständiger Name", type: "text", required: true },
+					{ key: "lease", label: "Mietvertrag", type: "file", required: false },
+				],
+				allowAnswerSignup: true,
+			}),
+		);
+	});
+	after(async () => {
+		await browser?.close();
+		await server?.close();
+	});
+
+	test("signs up with a passkey on the answer page and answers (de, 390 px)", async () => {
+		const device = await Device.create(browser, { locale: "de-DE", viewport: PHONE });
+		const page = await device.open(`${server.origin}/app/answer/${request.slug}`);
+		await screenReady(page, "Mietbewerbung");
+		const main = page.locator("main");
+		assert.match(String(await main.textContent()), /Warum Sie ein Konto brauchen/);
+		await screenshot(page, "answer-signup-de");
+		await page.getByLabel("Ihre E-Mail-Adresse").fill("mieterin@example.org");
+		await page.getByLabel("Ihr Name (optional)").fill("Mia");
+		await page.getByRole("button", { name: "Konto anlegen und antworten" }).click();
+		// Signed in: the same address is now the answer form.
+		await page.getByLabel("Vollständiger Name").waitFor();
+		await page.getByLabel("Vollständiger Name").fill("Mia Mieterin");
+		await page.getByRole("button", { name: "Antwort teilen" }).click();
+		await page.getByRole("heading", { level: 2, name: /Antwort ist geteilt/ }).waitFor();
+		await screenshot(page, "answer-signup-done-de");
+		assert.equal(await device.passkeyCount(), 1);
+		assert.deepEqual(device.unexpectedErrors(), []);
+
+		const got = await json<{ items: { senderName: string; values: { key: string; value: string }[] }[] }>(
+			apiCall(server, requesterToken, "GET", `/api/requests/${request.id}/links`),
+		);
+		assert.deepEqual(
+			got.items.map((i) => i.values.map((v) => [v.key, v.value])),
+			[[["full_name", "Mia Mieterin"]]],
+		);
+		const account = await server.t.app.store.db
+			.selectFrom("accounts")
+			.select(["answer_only", "signup_request"])
+			.where("email", "=", "mieterin@example.org")
+			.executeTakeFirstOrThrow();
+		assert.deepEqual(account, { answer_only: 1, signup_request: request.id });
+		// Limited to answering: the navigation holds no keys, requests, templates or identities.
+		const nav = String(await page.locator("nav").first().textContent());
+		for (const hidden of ["API-Schlüssel", "Anfragen", "Vorlagen", "Identitäten"])
+			assert.doesNotMatch(nav, new RegExp(hidden));
+		await device.close();
+	});
+
+	test("the requester opens an answered file through the answer's share", async () => {
+		const { token: tenantToken } = await buildAccount(server.t.app, { name: "Tenant" });
+		const form = new FormData();
+		form.append("key", "lease");
+		form.append("name", "Lease");
+		form.append("file", new Blob([Buffer.from("Lease of flat 3.\n")]), "lease.txt");
+		const upload = await json<{ id: string }>(
+			fetch(`${server.api}/api/collections/records/records`, {
+				method: "POST",
+				headers: { authorization: `Bearer ${tenantToken}` },
+				body: form,
+			}),
+		);
+		await json(
+			apiCall(server, tenantToken, "POST", `/api/public/requests/${request.slug}`, {
+				values: { full_name: "Tom Tenant" },
+				entries: { lease: upload.id },
+			}),
+		);
+		const owner = await Device.create(browser, { viewport: DESKTOP });
+		await owner.context.addInitScript({
+			content: `sessionStorage.setItem("svc.session", ${JSON.stringify(requesterToken)});`,
+		});
+		const page = await owner.open(`${server.origin}/app/requests/${request.id}`);
+		await screenReady(page, "Mietbewerbung");
+		const open = page.getByRole("button", { name: "Open lease.txt" });
+		await open.waitFor();
+		await screenshot(page, "request-answers-files");
+		const [download] = await Promise.all([page.waitForEvent("download"), open.click()]);
+		assert.equal(download.suggestedFilename(), "lease.txt");
+		assert.equal(fs.readFileSync(String(await download.path()), "utf8"), "Lease of flat 3.\n");
+		await owner.close();
+	});
+
+	test("axe: the request's answers with the CSV download and the file, and the answer page offering a sign-up", async () => {
+		await axeAll(browser, `${server.origin}/app/requests/${request.id}`, "request-answers", requesterToken);
+		await axeAll(browser, `${server.origin}/app/answer/${request.slug}`, "answer-signed-out-signup");
+	});
+});
