@@ -9,8 +9,9 @@ import { Type } from "typebox";
 import { requireAccount } from "../../http/auth.ts";
 import { errors } from "../../http/schemas.ts";
 import { ownerPreview } from "../shares/service.ts";
-import { refusalPage, sharePage } from "./html.ts";
+import { sharePage } from "./html.ts";
 import { negotiateLanguage } from "./negotiate.ts";
+import { refusalOf, refusalPage } from "./notice-pages.ts";
 import { SHARE_PAGE_CSP, stylesheet } from "./page-routes.ts";
 import { current, type FormatsContext } from "./read.ts";
 
@@ -48,8 +49,8 @@ export const previewRoutes: FastifyPluginAsyncTypebox<{ ctx: FormatsContext }> =
 			const page = { lang, css, domain: ctx.server.domain };
 			const html =
 				status === "active"
-					? sharePage(await current(ctx, link, now), page, { formatLinks: false, addressbook: undefined })
-					: refusalPage(page, `link_${status}`, "");
+					? sharePage(await current(ctx, link, now), page, { downloads: [], addressbook: undefined })
+					: refusalPage(page, refusalOf(`link_${status}`, link, now));
 			return reply
 				.type("text/html; charset=utf-8")
 				.header("content-security-policy", SHARE_PAGE_CSP)
