@@ -19,8 +19,9 @@ export interface WrkLoad {
 	path: string;
 	connections: number;
 	duration: number;
-	/** The Lua script; it receives the method and the path after `--`. */
+	/** The Lua script; it receives the method and the path after `--`, then `scriptArgs`. */
 	script: string;
+	scriptArgs?: string[];
 }
 
 export function runWrk(load: WrkLoad): Promise<WrkResult> {
@@ -35,6 +36,7 @@ export function runWrk(load: WrkLoad): Promise<WrkResult> {
 		"--",
 		load.method,
 		load.path,
+		...(load.scriptArgs ?? []),
 	];
 	return new Promise((resolve, reject) => {
 		execFile("wrk", args, (err, stdout, stderr) => {

@@ -53,3 +53,58 @@ export function keyedBatches<In, Out>(
 			void drain(key, [{ input, resolve, reject }]);
 		});
 }
+
+/**
+ * Calls of any key gathered per event-loop round and run as one batch (`run` answers each, in
+ * order). A call waits for the round it arrived in to end (`setImmediate`), then for a free lane:
+ * at most `lanes` batches run at once, each of at most `max` calls, so a call never joins a batch
+ * begun before it arrived. Under no load a call runs alone one round later; under load a batch
+ * holds the calls of one round, or of the round trip the lanes were busy for.
+ */
+export function roundBatches<In, Out>(
+	run: (batch: In[]) => Promise<Out[]>,
+	{ max, lanes }: { max: number; lanes: number },
+): (input: In) => Promise<Out> {
+	let queue: Waiting<In, Out>[] = [];
+	let running = 0;
+	let scheduled = false;
+
+	const start = (batch: Waiting<In, Out>[]) => {
+		running++;
+		run(batch.map((w) => w.input))
+			.then(
+				(outs) => {
+					if (outs.length !== batch.length)
+						throw new Error(`roundBatches: ${outs.length} answers for ${batch.length} calls`);
+					for (const [i, w] of batch.entries()) w.resolve(outs[i] as Out);
+				},
+				(error: unknown) => {
+					for (const w of batch) w.reject(error);
+				},
+			)
+			.catch((error: unknown) => {
+				for (const w of batch) w.reject(error);
+			})
+			.finally(() => {
+				running--;
+				// The calls that arrived while every lane was busy go now, together.
+				if (!scheduled) flush();
+			});
+	};
+	const flush = () => {
+		scheduled = false;
+		while (running < lanes && queue.length > 0) {
+			const batch = queue.length <= max ? queue : queue.slice(0, max);
+			queue = queue.length <= max ? [] : queue.slice(max);
+			start(batch);
+		}
+	};
+	return (input) =>
+		new Promise<Out>((resolve, reject) => {
+			queue.push({ input, resolve, reject });
+			if (!scheduled && running < lanes) {
+				scheduled = true;
+				setImmediate(flush);
+			}
+		});
+}

@@ -127,8 +127,8 @@ describe(`the resolve in one statement (${dialect})`, () => {
 		);
 		assert.ok(answers.every((x) => x.records[0]?.value === "busy"));
 		if (dialect === "postgres")
-			// The first alone, at once; the nineteen that arrived while it ran, in one statement.
-			assert.equal(statements(), 2);
+			// The twenty of one event-loop round, in one statement.
+			assert.equal(statements(), 1);
 		const logged = await t.app.store.db
 			.selectFrom("link_reads")
 			.select(["view", "at", "kind", "reader"])
@@ -143,6 +143,51 @@ describe(`the resolve in one statement (${dialect})`, () => {
 		assert.deepEqual([stored.view_count, stored.status], [20, "active"]);
 	});
 
+	test("resolves of different shares in one round: one statement on PostgreSQL; each read its own view and read-log row; a capped share takes one view in it and leaves the rest to the gates", async () => {
+		const shares: { id: string; slug: string }[] = [];
+		for (let i = 0; i < 5; i++) {
+			const v = await createValue(t.app, a, { key: `k${newId().slice(0, 6)}`, value: `share ${i}` });
+			shares.push(await createLink(t.app, a, { records: [v.id], ...(i === 4 ? { maxViews: 2 } : {}) }));
+		}
+		const { ctx, statements } = countedShares(t.app);
+		const slug = (i: number) => (shares[i] as { slug: string }).slug;
+		// Shares 0 to 3 twice each, interleaved, in one round: one statement on PostgreSQL.
+		const first = [0, 1, 2, 3, 0, 1, 2, 3];
+		const views = await Promise.all(first.map((i, n) => resolve(ctx, slug(i), {}, NOW + n)));
+		assert.deepEqual(
+			views.map((x) => [x.viewCount, x.records[0]?.value]),
+			first.map((i, n) => [n < 4 ? 1 : 2, `share ${i}`]),
+		);
+		if (dialect === "postgres") assert.equal(statements(), 1);
+		// The capped share (two views) three times in one round beside share 0: the batch takes one
+		// view of it; its other two reads meet the gates one by one, and one takes the last view.
+		const second = [4, 0, 4, 4];
+		const outcomes = await Promise.allSettled(second.map((i, n) => resolve(ctx, slug(i), {}, NOW + 8 + n)));
+		assert.deepEqual(
+			outcomes.map((o) =>
+				o.status === "fulfilled" ? o.value.viewCount : (o.reason as { code: string }).code,
+			),
+			[1, 3, 2, "link_expired"],
+		);
+		const order = [...first, ...second];
+		for (const [i, link] of shares.entries()) {
+			const logged = await t.app.store.db
+				.selectFrom("link_reads")
+				.select(["view", "at"])
+				.where("link", "=", link.id)
+				.orderBy("view")
+				.execute();
+			const at = order.flatMap((o, n) => (o === i ? [NOW + n] : [])).slice(0, i === 4 ? 2 : 3);
+			assert.deepEqual(
+				logged.map((r) => [Number(r.view), Number(r.at)]),
+				at.map((x, v) => [v + 1, x]),
+				`share ${i}`,
+			);
+		}
+		const capped = await findBySlug(ctx, slug(4));
+		assert.deepEqual([capped.view_count, capped.status], [2, "expired"]);
+	});
+
 	test("PostgreSQL: a batch runs at its latest read's time; past the share's expiry it takes nothing", async () => {
 		const v = await createValue(t.app, a, { key: `k${newId().slice(0, 6)}`, value: "late" });
 		const link = await createLink(t.app, a, { records: [v.id] });
@@ -152,15 +197,16 @@ describe(`the resolve in one statement (${dialect})`, () => {
 			.where("id", "=", link.id)
 			.execute();
 		const q = publicQueries(t.app.store.db);
-		// The first read runs alone; the next two arrive while it runs and form one batch, which runs
+		// The first read runs alone; the next two arrive in one round and form one batch, which runs
 		// after the later one arrived (past the expiry) and takes no view. Left to the gates (the
 		// caller's next step), each read then meets the expiry at its own time. SQLite takes each
 		// read at its own time in the group commit of their round.
+		const first = await q.resolveOpen(link.slug, { readId: newId(), now: NOW });
 		const opens = await Promise.all(
-			[NOW, NOW + 1000, NOW + 9000].map((now) => q.resolveOpen(link.slug, { readId: newId(), now })),
+			[NOW + 1000, NOW + 9000].map((now) => q.resolveOpen(link.slug, { readId: newId(), now })),
 		);
 		assert.deepEqual(
-			opens.map((o) => o?.view_count),
+			[first, ...opens].map((o) => o?.view_count),
 			dialect === "postgres" ? [1, undefined, undefined] : [1, 2, undefined],
 		);
 		assert.equal(await reads(link.id), dialect === "postgres" ? 1 : 2);

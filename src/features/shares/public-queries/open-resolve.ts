@@ -7,13 +7,12 @@ import { type Kysely, sql } from "kysely";
 import { jsonArrayFrom } from "kysely/helpers/postgres";
 import { type PreparedQuery, param, prepare, runSteps, type Steps, step } from "../../../db/prepared.ts";
 import type { Database } from "../../../db/schema.ts";
-import { keyedBatches } from "../../../lib/batches.ts";
+import { roundBatches } from "../../../lib/batches.ts";
 import { batchViewsSql, isUngated, openSql, ungatedSql, viewTakenSql } from "../gates/open.ts";
 import { grantedRecordsQuery, grantedSectionsQuery } from "./granted.ts";
 import {
 	type GrantedRecordRow,
 	type GrantedSectionRow,
-	type LoggedViews,
 	type OpenRead,
 	type OpenResolveRow,
 	onPostgres,
@@ -21,16 +20,28 @@ import {
 	type TakenView,
 	type ViewParams,
 } from "./rows.ts";
-import { logTakenViews } from "./views.ts";
 
 /**
- * At most this many open reads of one share in one statement (PostgreSQL): the rest wait for the
- * next. A batch's reads are those that arrived during one round trip, a few dozen at most under
- * a heavy load; the bound keeps a flood of one share from making one huge statement.
+ * At most this many open reads in one statement (PostgreSQL): the rest wait for the next. A batch's
+ * reads are those of one event-loop round, or of the round trip the lanes were busy for: a few
+ * dozen at most under a heavy load; the bound keeps a flood from making one huge statement.
  */
-const MAX_OPEN_BATCH = 64;
+const MAX_OPEN_BATCH = 128;
+/** Open-read statements in flight at once (PostgreSQL): each holds a pooled connection. */
+const OPEN_LANES = 2;
 
-type OpenBatchParams = LoggedViews & { slug: string; now: number; count: number };
+type OpenBatchParams = {
+	/** The batch's shares, each once, sorted: their rows are locked in this order. */
+	slugs: string[];
+	/** Reads of each of `slugs`, in the same order. */
+	counts: number[];
+	now: number;
+	/** Per read, in arrival order: its share, read-log id, time, and place among its share's reads. */
+	readSlugs: string[];
+	readIds: string[];
+	ats: number[];
+	ns: number[];
+};
 type Grants = PreparedQuery<{ link: string; workspace: string }, GrantedRecordRow>;
 type Sections = PreparedQuery<{ link: string; workspace: string }, GrantedSectionRow>;
 
@@ -38,37 +49,78 @@ type Sections = PreparedQuery<{ link: string; workspace: string }, GrantedSectio
 export type ResolveOpen = (slug: string, read: OpenRead) => Promise<OpenResolveRow | undefined>;
 
 /**
- * PostgreSQL: one statement, one round trip, what the share grants as JSON, for a batch of reads
- * of one share (`keyedBatches`): a share with no view cap takes one view per read of the batch,
- * numbered in its order; a capped share takes one, the first read's, by the same conditional
- * UPDATE as alone, and the other reads go through the gates. The row is locked, and the commit
- * flushed, once per batch: a read of a busy share waits in this process, not on the row.
+ * PostgreSQL: one statement, one round trip and one commit for the open reads of one event-loop
+ * round, of any shares (`roundBatches`), each share's grants as JSON. A share with no view cap
+ * takes one view per read of it in the batch, numbered in arrival order, each logged; a capped
+ * share takes one, its first read's, by the same conditional UPDATE as alone, and its other reads
+ * go through the gates. The batch's rows are locked in slug order first (`locked`), so two
+ * batches, in one process or two, never wait on each other in a cycle.
  */
 export function compileOpenResolvePostgres(db: Kysely<Database>): ResolveOpen {
-	const viewsOfBatch = batchViewsSql(param("count"));
+	const batch = sql<{
+		slug: string;
+		count: number;
+	}>`(select * from unnest(cast(${param("slugs")} as varchar(64)[]), cast(${param("counts")} as integer[])) as b(slug, count))`;
+	const reads = sql<{
+		slug: string;
+		id: string;
+		at: number;
+		n: number;
+	}>`(select * from unnest(cast(${param("readSlugs")} as varchar(64)[]), cast(${param("readIds")} as varchar(64)[]), cast(${param("ats")} as bigint[]), cast(${param("ns")} as integer[])) as r(slug, id, at, n))`;
+	const viewsOfBatch = batchViewsSql(sql.ref("b.count"));
 	const statement = prepare<OpenBatchParams, OpenResolveRow & { taken: number }>(
 		db
+			.with("locked", (qb) =>
+				qb
+					.selectFrom("links")
+					.select("links.id")
+					.where("links.slug", "=", sql<string>`any(cast(${param("slugs")} as varchar(64)[]))`)
+					.orderBy("links.slug")
+					.forUpdate(),
+			)
 			.with("taken", (qb) =>
 				qb
 					.updateTable("links")
+					.from(batch.as("b"))
 					.set({ ...viewTakenSql, view_count: sql<number>`view_count + ${viewsOfBatch}` })
-					.where("links.slug", "=", param("slug"))
+					.whereRef("links.slug", "=", sql.ref("b.slug"))
+					.where("links.id", "in", (eb) => eb.selectFrom("locked").select("locked.id"))
 					.where(ungatedSql)
 					.where((eb) => openSql(eb, param("now")))
 					.returning([
-						"id",
-						"workspace",
-						"slug",
-						"label",
-						"purpose",
-						"identity",
-						"stamp",
-						"view_count",
-						"status",
+						"links.id",
+						"links.workspace",
+						"links.slug",
+						"links.label",
+						"links.purpose",
+						"links.identity",
+						"links.stamp",
+						"links.view_count",
+						"links.status",
 						viewsOfBatch.as("taken"),
 					]),
 			)
-			.with("logged", (qb) => logTakenViews(qb, sql<string>`'api'`, sql<null>`null`))
+			.with("logged", (qb) =>
+				qb
+					.insertInto("link_reads")
+					.columns(["id", "link", "workspace", "at", "kind", "view", "record", "reader"])
+					.expression((eb) =>
+						eb
+							.selectFrom("taken")
+							.innerJoin(reads.as("r"), (j) => j.onRef("r.slug", "=", "taken.slug"))
+							.select([
+								"r.id",
+								"taken.id as link",
+								"taken.workspace",
+								"r.at",
+								sql<string>`'api'`.as("kind"),
+								sql<number>`taken.view_count - taken.taken + r.n`.as("view"),
+								sql<null>`null`.as("record"),
+								sql<null>`null`.as("reader"),
+							])
+							.whereRef("r.n", "<=", "taken.taken"),
+					),
+			)
 			.selectFrom("taken")
 			.selectAll("taken")
 			.select([
@@ -78,25 +130,48 @@ export function compileOpenResolvePostgres(db: Kysely<Database>): ResolveOpen {
 				),
 			]),
 	);
-	/** One batch of open reads of `slug`, each answered with its own view or nothing. */
+	/** One batch of open reads, of any shares, each answered with its own view or nothing. */
 	const resolveOpenBatch = async (
-		slug: string,
-		reads: OpenRead[],
+		batchReads: (OpenRead & { slug: string })[],
 	): Promise<(OpenResolveRow | undefined)[]> => {
-		const [row] = await statement(db, {
-			slug,
+		const counts = new Map<string, number>();
+		const readSlugs: string[] = [];
+		const readIds: string[] = [];
+		const ats: number[] = [];
+		const ns: number[] = [];
+		let now = 0;
+		for (const read of batchReads) {
+			const n = (counts.get(read.slug) ?? 0) + 1;
+			counts.set(read.slug, n);
+			readSlugs.push(read.slug);
+			readIds.push(read.readId);
+			ats.push(read.now);
+			ns.push(n);
 			// The batch runs now, after every read in it arrived: its time is the latest read's.
-			now: Math.max(...reads.map((r) => r.now)),
-			count: reads.length,
-			readIds: reads.map((r) => r.readId),
-			ats: reads.map((r) => r.now),
+			if (read.now > now) now = read.now;
+		}
+		const slugs = [...counts.keys()].sort();
+		const rows = await statement(db, {
+			slugs,
+			counts: slugs.map((slug) => counts.get(slug) as number),
+			now,
+			readSlugs,
+			readIds,
+			ats,
+			ns,
 		});
-		if (!row) return reads.map(() => undefined);
-		const { taken, ...open } = row;
-		const first = open.view_count - taken;
-		return reads.map((_, i) => (i < taken ? { ...open, view_count: first + i + 1 } : undefined));
+		const bySlug = new Map<string, OpenResolveRow & { taken: number }>();
+		for (const row of rows) bySlug.set(row.slug, row);
+		return batchReads.map((read, i) => {
+			const row = bySlug.get(read.slug);
+			const n = ns[i] as number;
+			if (!row || n > row.taken) return undefined;
+			const { taken, ...open } = row;
+			return { ...open, view_count: open.view_count - taken + n };
+		});
 	};
-	return keyedBatches(resolveOpenBatch, MAX_OPEN_BATCH);
+	const resolveOpen = roundBatches(resolveOpenBatch, { max: MAX_OPEN_BATCH, lanes: OPEN_LANES });
+	return (slug, read) => resolveOpen({ slug, ...read });
 }
 
 /**
