@@ -441,7 +441,7 @@ if (dialect === "sqlite") {
 
 		test("the count of a key-and-visibility list with `name ~` reads the index alone", async () => {
 			const base = recordsCollection
-				.select(t.app.store.db, { workspaceId: a.workspaceId } as never)
+				.select(t.app.store.db, { workspaceId: a.workspaceId, scopes: ["hidden:read"] } as never)
 				.where(
 					filterToSql(
 						parseFilter("key = 'iban' && hidden = false && name ~ '1'") as never,

@@ -808,7 +808,13 @@ describe("the tool revokes", () => {
 		).json();
 		const note = notes.items.find((n: { kind: string }) => n.kind === "link_revoked");
 		assert.ok(note, "the owner is notified");
-		assert.deepEqual(note.data, { link: link.id, by: "tool", tool: TOOL, toolName: "Tool" });
+		assert.deepEqual(note.data, {
+			link: link.id,
+			label: "For the tool",
+			by: "tool",
+			tool: TOOL,
+			toolName: "Tool",
+		});
 		assert.match(note.body, /by the tool Tool \(https:\/\/tool\.example\)/);
 		assert.equal(notes.items.filter((n: { kind: string }) => n.kind === "link_revoked").length, 1, "once");
 	});

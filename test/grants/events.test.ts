@@ -235,7 +235,9 @@ describe("signed grant event batches between two servers", () => {
 		assert.equal(revoked.server, RESP);
 		assert.equal((await remoteRow(a.responseId)).remote_status, "revoked");
 		// The requester is told in-app, as of a local answer's revocation (spec "Notifications").
-		assert.deepEqual(await revokedNotes(a.responseId), [{ request: a.request.id, responseId: a.responseId }]);
+		assert.deepEqual(await revokedNotes(a.responseId), [
+			{ request: a.request.id, label: "Tenant application", responseId: a.responseId },
+		]);
 		const gone = await listed();
 		assert.equal(gone.status, "revoked");
 		assert.deepEqual(gone.values, []);

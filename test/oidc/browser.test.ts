@@ -46,7 +46,11 @@ async function signedUpDevice(
 	await page.getByLabel("Email").fill(email);
 	await page.getByLabel("Your name (optional)").fill(email.split("@")[0] as string);
 	await page.getByRole("button", { name: "Create a passkey" }).click();
-	await page.getByRole("button", { name: "Sign out" }).waitFor({ timeout: 60_000 });
+	// Signed in: Sign out in the header, or on a phone the Menu button it sits behind.
+	await page
+		.getByRole("button", { name: /^(Sign out|Menu)$/ })
+		.first()
+		.waitFor({ timeout: 60_000 });
 	const token = String(await sessionTokenOf(page));
 	return { device, token };
 }
