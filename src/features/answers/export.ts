@@ -5,26 +5,13 @@
 import { stringify } from "csv-stringify/sync";
 import type { Kysely } from "kysely";
 import type { Database } from "../../db/schema.ts";
+import { inertCell } from "../../lib/csv-cell.ts";
 import { findWorkspaceRequest } from "../requests/service.ts";
 import type { TemplateItem } from "../vault/templates/service.ts";
 import { type RemoteReader, requestLinks } from "./collected.ts";
 
 /** Answers read per page while exporting (the listing's own bound). */
 const PAGE = 500;
-
-/** Plain numbers, amounts and phone numbers stay as they are: `+49 30 1234567`, `-12.5`. */
-const NUMBER_LIKE = /^[+-][\d\s().,/-]*$/;
-
-/**
- * The share CSV's rule (formats/csv.ts) for a cell a spreadsheet would run as a formula: `= @ TAB
- * CR` always, `+ -` unless number-like, are led by an apostrophe.
- */
-function inert(value: string): string {
-	const first = value[0];
-	if (first === "=" || first === "@" || first === "\t" || first === "\r") return `'${value}`;
-	if ((first === "+" || first === "-") && !NUMBER_LIKE.test(value)) return `'${value}`;
-	return value;
-}
 
 const FIXED = [
 	"responseId",
@@ -69,7 +56,7 @@ export async function answersCsv(
 				a.created,
 				a.updated,
 				...keys.map((k) => byKey.get(k) ?? ""),
-			].map(inert),
+			].map(inertCell),
 		);
 	}
 	const csv = stringify(rows, {

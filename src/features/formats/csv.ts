@@ -4,25 +4,15 @@
 // read the text as UTF-8 (docs/api.md "Share page and formats"). A value a spreadsheet would run
 // as a formula is led by an apostrophe; numbers and phone numbers stay as they are.
 import { stringify } from "csv-stringify/sync";
+import { inertCell } from "../../lib/csv-cell.ts";
 import type { ShareModel } from "./model.ts";
-
-/** Plain numbers, amounts and phone numbers: `+49 30 1234567`, `-12.5`, `+1 (555) 010-0100`. */
-const NUMBER_LIKE = /^[+-][\d\s().,/-]*$/;
-
-/** OWASP's CSV injection rule, narrowed: `= @ TAB CR` always; `+ -` unless the value is number-like. */
-function inert(value: string): string {
-	const first = value[0];
-	if (first === "=" || first === "@" || first === "\t" || first === "\r") return `'${value}`;
-	if ((first === "+" || first === "-") && !NUMBER_LIKE.test(value)) return `'${value}`;
-	return value;
-}
 
 export function renderCsv(model: ShareModel): string {
 	const rows: string[][] = [["section", "key", "name", "value"]];
 	for (const group of model.groups) {
 		for (const e of group.entries) {
 			const value = e.value ?? e.file?.name ?? "";
-			rows.push([group.section?.name ?? "", e.key, e.name, value].map(inert));
+			rows.push([group.section?.name ?? "", e.key, e.name, value].map(inertCell));
 		}
 	}
 	// Every line break inside a field is quoted (not only CRLF); a semicolon too, for the programs
