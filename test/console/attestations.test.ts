@@ -124,7 +124,7 @@ describe("attestations in the console", { timeout: 600_000 }, () => {
 					"attestations-create",
 					async (p: Page) => {
 						await p
-							.getByRole("button", { name: lang === "de" ? "Neue Bestätigung" : "New attestation" })
+							.getByRole("button", { name: lang === "de" ? "Neue Bescheinigung" : "New attestation" })
 							.first()
 							.click();
 						await p.getByRole("dialog").waitFor();

@@ -72,8 +72,8 @@ describe("switched off and refused, said in words", { timeout: 300_000 }, () => 
 		assert.equal(((await refused.json()) as { code: string }).code, "attestations_disabled");
 
 		await page.locator("#lang-select").selectOption("de");
-		await screenReady(page, "Bestätigungen");
-		await main.getByText("Das Ausstellen von Bestätigungen ist auf diesem Server abgeschaltet.").waitFor();
+		await screenReady(page, "Bescheinigungen");
+		await main.getByText("Das Ausstellen von Bescheinigungen ist auf diesem Server abgeschaltet.").waitFor();
 		await page.locator("#lang-select").selectOption("en");
 	});
 

@@ -119,7 +119,7 @@ export const messages = defineMessages({
 		open_share: "Freigabe öffnen",
 		open_members: "Mitglieder ansehen",
 		open_identity: "Identität öffnen",
-		open_attestations: "Bestätigungen ansehen",
+		open_attestations: "Bescheinigungen ansehen",
 		count: { one: "{count} Benachrichtigung", other: "{count} Benachrichtigungen" },
 	},
 });
