@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { makeApp, type TestApp } from "../helpers/app.ts";
-import { addMember, buildAccount, type TestAccount } from "../helpers/factories.ts";
+import { addMember, buildAccount, buildApiKey, type TestAccount } from "../helpers/factories.ts";
 import { exportZip, sendImport } from "./helpers.ts";
 
 describe("vault export and import by role", () => {
@@ -57,5 +57,58 @@ describe("vault export and import by role", () => {
 		assert.equal(listed.json().totalItems, 0);
 		const allowed = await sendImport(t.app, owner, "csv", csv);
 		assert.equal(allowed.statusCode, 200, allowed.body);
+	});
+
+	test("a browser's own download: a file token opens the export as its account's role now", async () => {
+		const mint = async (headers: Record<string, string>) => {
+			const res = await t.app.inject({ method: "POST", url: "/api/files/token", headers });
+			assert.equal(res.statusCode, 200, res.body);
+			return (res.json() as { token: string }).token;
+		};
+		const download = (token: string) =>
+			t.app.inject({ method: "GET", url: `/api/vault/export?token=${encodeURIComponent(token)}` });
+
+		const mine = await download(await mint(owner.headers));
+		assert.equal(mine.statusCode, 200, mine.body);
+		assert.equal(mine.headers["content-type"], "application/zip");
+		assert.match(
+			String(mine.headers["content-disposition"]),
+			/attachment; filename="vault-\d{4}-\d{2}-\d{2}\.zip"/,
+		);
+		assert.ok(mine.rawPayload.toString("latin1").includes("SECRET-PIN-4711"));
+
+		const memberToken = await mint(member.headers);
+		const theirs = await download(memberToken);
+		assert.equal(theirs.statusCode, 200, theirs.body);
+		assert.ok(!theirs.rawPayload.toString("latin1").includes("SECRET-PIN-4711"), "the member's role holds");
+
+		// The role at download time counts: promoted to admin, the same token now sees hidden entries.
+		await t.app.store.db
+			.updateTable("members")
+			.set({ role: "admin" })
+			.where("account", "=", member.accountId)
+			.where("workspace", "=", owner.workspaceId)
+			.execute();
+		const promoted = await download(memberToken);
+		assert.ok(promoted.rawPayload.toString("latin1").includes("SECRET-PIN-4711"));
+		// Out of the workspace, the token opens nothing.
+		await t.app.store.db
+			.deleteFrom("members")
+			.where("account", "=", member.accountId)
+			.where("workspace", "=", owner.workspaceId)
+			.execute();
+		const gone = await download(memberToken);
+		assert.equal(gone.statusCode, 401, gone.body);
+		assert.equal(gone.json().code, "file_download_invalid");
+
+		const unknown = await download("not-a-token");
+		assert.equal(unknown.statusCode, 401);
+		assert.equal(unknown.json().code, "file_download_invalid");
+		const key = buildApiKey(t.app, owner);
+		const keyed = await download(await mint(key.headers));
+		assert.equal(keyed.statusCode, 403, keyed.body);
+		assert.equal(keyed.json().code, "api_key_scope_missing");
+		const bare = await t.app.inject({ method: "GET", url: "/api/vault/export" });
+		assert.equal(bare.statusCode, 401);
 	});
 });

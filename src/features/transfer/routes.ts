@@ -11,6 +11,7 @@ import { AppError } from "../../http/errors.ts";
 import { errors } from "../../http/schemas.ts";
 import { validatorCompiler } from "../../http/validation.ts";
 import { isMultipart, lingeringClose, readMultipart, refuseOversized } from "../collections/multipart.ts";
+import { tokenCaller } from "../vault/files/service.ts";
 import { streamExport } from "./export.ts";
 import { MAX_ARCHIVE_BYTES, MAX_TEXT_BYTES } from "./limits.ts";
 import {
@@ -104,13 +105,24 @@ export const transferRoutes: FastifyPluginAsyncTypebox = async (app) => {
 	app.get(
 		"/api/vault/export",
 		{
-			onRequest: requireAccount,
+			// A browser's own download carries a file token instead of the session header.
+			onRequest: async function (this: typeof app, request) {
+				const token = (request.query as { token?: unknown }).token;
+				if (typeof token === "string" && token !== "")
+					request.caller = await tokenCaller(app.store.db, token, app.clock.now());
+				else await requireAccount.call(this, request);
+			},
 			schema: {
 				tags: ["vault"],
 				summary: "The active workspace's vault as a zip: vault.json and every file beside it",
 				description:
-					'Streamed, never built in memory: `vault.json` (the documented form `"format": "svc-vault-export", "version": 1`) and each file entry\'s bytes under `files/<entry id>/<file name>`, stored uncompressed, so `Content-Length` is known. Needs `record:read`, `section:read` and `template:read`. Sessions only.',
+					'Streamed, never built in memory: `vault.json` (the documented form `"format": "svc-vault-export", "version": 1`) and each file entry\'s bytes under `files/<entry id>/<file name>`, stored uncompressed, so `Content-Length` is known. Needs `record:read`, `section:read` and `template:read`. Sessions only. A browser downloads it itself with `?token=`, a token from `POST /api/files/token` in place of the session header (the member\'s role at download time counts; a key\'s token is refused 403 `api_key_scope_missing`; an unknown or expired one 401 `file_download_invalid`).',
 				security: [{ Session: [] }],
+				querystring: Type.Object({
+					token: Type.Optional(
+						Type.String({ maxLength: 256, description: "A token from `POST /api/files/token`." }),
+					),
+				}),
 				response: {
 					200: {
 						description: "The zip.",

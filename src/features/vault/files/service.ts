@@ -43,18 +43,34 @@ export async function openFile(
 			"file_download_invalid",
 			"A file token is required: POST /api/files/token, then ?token=",
 		);
+	const caller = await tokenCaller(db, token, now);
+	const row = await store.findFileRecord(db, caller.workspaceId, recordId);
+	const file = row && visibleTo(row, caller.scopes) ? storedFile(row) : undefined;
+	if (!row || !file) throw new AppError("not_found", "No file record with this id");
+	return { ...file, sha256: row.file_sha256 ?? "", updated: row.updated };
+}
+
+/**
+ * The session a live file token stands for: its account in its workspace with the member's role
+ * now (a demotion counts at once). For a browser's own download of vault bytes (a file, the vault
+ * export), so the bytes stream to disk without passing through script memory. A key's token is
+ * refused: a key never opens the vault.
+ */
+export async function tokenCaller(db: Kysely<Database>, token: string, now: number): Promise<AccountCaller> {
 	const grant = await store.findLiveToken(db, sha256Hex(token), now);
 	if (!grant) throw new AppError("file_download_invalid", "The file token is unknown or expired");
-	// Files are vault records, and a key never opens the vault.
 	if (grant.via === "apiKey") {
 		throw new AppError("api_key_scope_missing", "API keys never reach vault files", {
 			extra: { scope: "record:read" },
 		});
 	}
-	const row = await store.findFileRecord(db, grant.workspace, recordId);
-	const file = row && visibleTo(row, roleScopes(grant.role) ?? []) ? storedFile(row) : undefined;
-	if (!row || !file) throw new AppError("not_found", "No file record with this id");
-	return { ...file, sha256: row.file_sha256 ?? "", updated: row.updated };
+	return {
+		kind: "session",
+		accountId: grant.account,
+		workspaceId: grant.workspace,
+		scopes: roleScopes(grant.role) ?? [],
+		credentialId: "file-token",
+	};
 }
 
 /** A hidden file exists only for those who see hidden entries (owners and admins). */

@@ -1,12 +1,12 @@
-// Export and import (docs/api.md "Vault export and import"). The export is fetched with the session
-// and handed to the browser as a download. An import is always checked first: the file goes to the
+// Export and import (docs/api.md "Vault export and import"). The export is the browser's own
+// download, opened with a short-lived file token. An import is always checked first: the file goes to the
 // preview endpoint, the screen lists what would be made and every problem by line or contact, and
 // only a clean preview offers the import, which sends the same file again and lands all or nothing.
 import { useEffect, useId, useRef, useState } from "preact/hooks";
-import { ApiError, type ApiResponse, upload } from "../../api.ts";
+import { ApiError, type ApiResponse, request, upload } from "../../api.ts";
 import { type Locale, useLocale, useT } from "../../i18n/index.ts";
 import { Link } from "../../router.ts";
-import { activeWorkspace, hasScope, sessionToken } from "../../session.ts";
+import { hasScope } from "../../session.ts";
 import {
 	announce,
 	Button,
@@ -67,27 +67,21 @@ function formatSize(bytes: number, lang: Locale): string {
 const percent = (fraction: number, lang: Locale) =>
 	new Intl.NumberFormat(lang, { style: "percent", maximumFractionDigits: 0 }).format(fraction);
 
-/** The export, fetched with the session (the zip streams from the server; the browser keeps it). */
+/**
+ * The export as the browser's own download: a two-minute file token (POST /api/files/token) in the
+ * address, so the zip streams from the server to disk and never through script memory.
+ */
 async function downloadExport(): Promise<string> {
-	const headers: Record<string, string> = { authorization: `Bearer ${sessionToken.get() ?? ""}` };
-	const workspace = activeWorkspace.get();
-	if (workspace) headers["x-workspace"] = workspace;
-	const res = await fetch("/api/vault/export", { headers, credentials: "omit" });
-	if (!res.ok) {
-		const problem = await res.json().catch(() => ({}));
-		throw new ApiError(res.status, (problem as { code?: string }).code ?? `http_${res.status}`, problem);
-	}
-	const name = /filename="([^"]+)"/.exec(res.headers.get("content-disposition") ?? "")?.[1] ?? "vault.zip";
-	const href = URL.createObjectURL(await res.blob());
+	const { data } = await request<{ token: string }>("POST", "/api/files/token");
 	const link = document.createElement("a");
-	link.href = href;
-	link.download = name;
+	link.href = `/api/vault/export?token=${encodeURIComponent(data.token)}`;
+	link.download = "";
 	link.hidden = true;
 	document.body.append(link);
 	link.click();
 	link.remove();
-	setTimeout(() => URL.revokeObjectURL(href), 60_000);
-	return name;
+	// The server names it by the UTC date, as here.
+	return `vault-${new Date().toISOString().slice(0, 10)}.zip`;
 }
 
 function ExportPanel() {
