@@ -1,7 +1,7 @@
 // The compiled server and CLI (`tsc -p tsconfig.build.json`, what `npm run build` compiles) for
 // tests that run them the way production does: the CLI tests, and the memory tests that measure a
 // process without the TypeScript loader. Built when dist is missing or older than src/ or cli/.
-// Test files run two at a time, each in its own process: the build holds a lock folder, and a file
+// Test files run several at a time, each in its own process: the build holds a lock folder, and a file
 // that finds the lock waits and then checks again, so no test ever runs a half-written dist/.
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
