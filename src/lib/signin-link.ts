@@ -64,7 +64,10 @@ export function parseSigninLink(link: string, options: AppLinkOptions = {}): Sig
 	if (!scopes.includes("openid")) throw new AppLinkError("scope", "must include openid");
 	const unknown = scopes.find((s) => !SCOPES.has(s));
 	if (unknown !== undefined)
-		throw new AppLinkError("scope", "must be openid plus any of profile, email, svc_identity, one space apart");
+		throw new AppLinkError(
+			"scope",
+			"must be openid plus any of profile, email, svc_identity, one space apart",
+		);
 	if (!/^[A-Za-z0-9_-]{43}$/.test(required(p, "code_challenge")))
 		throw new AppLinkError("code_challenge", "must be a PKCE S256 challenge (43 base64url characters)");
 	if (required(p, "code_challenge_method") !== "S256")

@@ -210,7 +210,7 @@ describe("the console accepts an offer and presents the credential (two servers,
 		assert.match(facts, /club: Chess/);
 		assert.equal(await page.getByRole("radio", { name: /Ada Lovelace/ }).isChecked(), true);
 		await page.getByRole("button", { name: "Accept" }).click();
-		await page.getByRole("status").filter({ hasText: "Kept “membership” from attest.test" }).waitFor();
+		await page.locator("#main .alert").filter({ hasText: "Kept “membership” from attest.test" }).waitFor();
 
 		const held = (await (
 			await fetch(`${consoleOrigin}/api/collections/credentials/records`, { headers: person.headers })
@@ -269,6 +269,8 @@ describe("the console accepts an offer and presents the credential (two servers,
 
 		// The service's redirect_uri is on its origin, so the console follows it to the verdict.
 		await page.waitForURL(`${service.origin}/result?**`);
+		if (process.env.SCREENSHOTS === "1")
+			await page.screenshot({ path: "docs/screenshots/example-present-service-verdict.png", fullPage: true });
 		const verdict = (field: string) => page.locator(`[data-field="${field}"]`).textContent();
 		assert.equal(await verdict("state"), "verified");
 		assert.equal(await verdict("keyBound"), "yes");
@@ -286,7 +288,7 @@ describe("the console accepts an offer and presents the credential (two servers,
 		await page.goto(at("present", service.link()));
 		await screenReady(page, "Show a credential");
 		await page.getByRole("button", { name: "Decline" }).click();
-		await page.getByRole("status").filter({ hasText: "Declined: nothing was sent." }).waitFor();
+		await page.locator("#main .alert").filter({ hasText: "Declined: nothing was sent." }).waitFor();
 		assert.equal(service.verdicts.size, before);
 
 		const o = encodeURIComponent(service.origin);
@@ -346,7 +348,7 @@ describe("the console accepts an offer and presents the credential (two servers,
 			await screenReady(page, "Show a credential");
 			await page.getByRole("button", { name: "Show it" }).click();
 			await page
-				.getByRole("status")
+				.locator("#main .alert")
 				.filter({ hasText: `Shown to ${origin}, with no claims.` })
 				.waitFor();
 			assert.ok(page.url().startsWith(consoleOrigin), "the console stayed");

@@ -167,7 +167,7 @@ function PresentForm({
 
 	return (
 		<section class="consent" aria-labelledby="present-title">
-			<h2 id="present-title">{t("presentTitle")}</h2>
+			<h2 id="present-title">{t("asksTitle", { service: new URL(req.clientId).host })}</h2>
 			<dl class="consent-facts">
 				<dt>{t("service")}</dt>
 				<dd>
