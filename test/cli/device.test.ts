@@ -228,7 +228,6 @@ describe("svc as the owner's device", () => {
 			idTokenExpected: true,
 		});
 		assert.equal(tokens.claims()?.email, EMAIL);
-		await tab.close();
 
 		for (const [bad, parameter] of [
 			[link.replace("client_id=http", "client_id=ftp"), "client_id"],
