@@ -224,7 +224,19 @@ describe("the console accepts an offer and presents the credential (two servers,
 		});
 	});
 
-	test("refusals of an offer say what to do next", async () => {
+	test("refusals of an offer say what to do next; declined, nothing is accepted", async () => {
+		const declined = await offer({ member: true });
+		await page.goto(at("offer", declined.link));
+		await screenReady(page, "Accept an attestation offer");
+		await page.getByRole("button", { name: "Decline" }).click();
+		await page.locator("#main .alert").filter({ hasText: "Declined: nothing was accepted." }).waitFor();
+		const still = (await (
+			await fetch(`${attester.url}/api/collections/attestations/records/${declined.id}`, {
+				headers: { authorization: `Bearer ${attesterToken}` },
+			})
+		).json()) as { status: string; subjectFingerprint: string | null };
+		assert.deepEqual([still.status, still.subjectFingerprint], ["offered", null]);
+
 		const withdrawn = await offer({ member: true });
 		await revoke(withdrawn.id);
 		await page.goto(at("offer", withdrawn.link));

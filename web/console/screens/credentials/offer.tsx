@@ -83,7 +83,7 @@ function OfferForm({
 	const [identityId, setIdentityId] = useState(choices[0]?.id ?? "");
 	const [busy, setBusy] = useState(false);
 	const [error, setError] = useState<unknown>(null);
-	const [done, setDone] = useState<string | null>(null);
+	const [done, setDone] = useState<{ said: string; tone: "success" | "info" } | null>(null);
 	const domain = offer.server.domain;
 
 	async function accept() {
@@ -105,7 +105,7 @@ function OfferForm({
 			});
 			const said = t("accepted", { type: kept.type, issuer: kept.issuer });
 			announce(said);
-			setDone(said);
+			setDone({ said, tone: "success" });
 		} catch (err) {
 			setError(err);
 		} finally {
@@ -116,8 +116,8 @@ function OfferForm({
 	if (done) {
 		return (
 			<>
-				<Notice tone="success">
-					<p>{done}</p>
+				<Notice tone={done.tone}>
+					<p>{done.said}</p>
 				</Notice>
 				<Button onClick={() => navigate("/credentials")}>{t("back")}</Button>
 			</>
@@ -181,7 +181,7 @@ function OfferForm({
 				<Button
 					onClick={() => {
 						announce(t("declinedOffer"));
-						setDone(t("declinedOffer"));
+						setDone({ said: t("declinedOffer"), tone: "info" });
 					}}
 				>
 					{t("decline")}
