@@ -37,7 +37,8 @@ const COMMANDS: Record<string, (argv: string[]) => Promise<number>> = {
 };
 
 export const DEVICE_USAGE = `  svc login <server>                 sign this device in with a passkey (opens the /passkey page)
-  svc open <svc://link>              open an app link: svc://auth, a tool's svc://connect or svc://p
+  svc open <svc://link>              open an app link: svc://auth, a tool's svc://connect or svc://p,
+                                     an offer svc://a, a service's svc://present or svc://signin
   svc logout | svc whoami            end the session | show the account
   svc handler install|remove         make svc the desktop's handler for svc:// links (Linux)
   svc identity create|list|show|sign|revoke   identity keys kept on this device

@@ -1,8 +1,9 @@
 // App links a tool or a service opens in the owner's app (spec "App links"): the proposal
-// `svc://p`, the connection request `svc://connect`, the attestation offer `svc://a/<host>/<token>`
-// and the presentation request `svc://present`, and the check code both ends show. Used by the
-// server, the console and the `svc` command line, so it runs in Node and in browsers and imports
-// nothing but its two parts: app-link-parts.ts (the shared grammar) and credential-links.ts.
+// `svc://p`, the connection request `svc://connect`, the attestation offer `svc://a/<host>/<token>`,
+// the presentation request `svc://present` and a service's sign-in `svc://signin`, and the check
+// code both ends show. Used by the server, the console and the `svc` command line, so it runs in
+// Node and in browsers and imports nothing but its parts: app-link-parts.ts (the shared grammar),
+// credential-links.ts and signin-link.ts.
 //
 // Exported API:
 //   parseProposalLink(link, options?)  -> Proposal           `svc://p?…`
@@ -11,8 +12,9 @@
 //   parseAuthLink(link)                -> AuthLink           `svc://auth?code=…&state=…`
 //   parseOfferLink(link)               -> OfferLink          `svc://a/<host>/<token>`
 //   parsePresentLink(link, options?)   -> PresentRequest     `svc://present?…`
+//   parseSigninLink(link, options?)    -> SigninRequest      `svc://signin?…` (an OIDC authorization request)
 //   parseAppLink(link, options?)       -> AppLink            any of these, by `kind` (`proposal`,
-//                                                            `connect`, `auth`, `offer`, `present`)
+//                                                            `connect`, `auth`, `offer`, `present`, `signin`)
 //   checkCode(challenge)               -> Promise<string>    `XXX-XXX`: upper-case hex of the
 //                                                            first three bytes of SHA-256(challenge)
 //   AppLinkError                       what every parse throws; `.parameter` names the part at fault
@@ -39,9 +41,11 @@ import {
 	text,
 } from "./app-link-parts.ts";
 import { type OfferLink, type PresentRequest, parseOfferLink, parsePresentLink } from "./credential-links.ts";
+import { parseSigninLink, type SigninRequest } from "./signin-link.ts";
 
 export { AppLinkError, type AppLinkOptions, parseToolOrigin } from "./app-link-parts.ts";
 export { type OfferLink, type PresentRequest, parseOfferLink, parsePresentLink } from "./credential-links.ts";
+export { parseSigninLink, type SigninRequest } from "./signin-link.ts";
 
 /** `svc://p`: a tool proposes a share. Optional members are absent when the link leaves them out. */
 export interface Proposal {
@@ -82,7 +86,8 @@ export type AppLink =
 	| ({ kind: "connect" } & ConnectRequest)
 	| AuthLink
 	| OfferLink
-	| PresentRequest;
+	| PresentRequest
+	| SigninRequest;
 
 /** `svc://connect`: a tool asks to be connected. */
 export interface ConnectRequest {
@@ -211,10 +216,12 @@ export function parseAppLink(link: string, options: AppLinkOptions = {}): AppLin
 			return parseOfferLink(link);
 		case "present":
 			return parsePresentLink(link, options);
+		case "signin":
+			return parseSigninLink(link, options);
 		default:
 			throw new AppLinkError(
 				"link",
-				"is not an svc://p, svc://connect, svc://auth, svc://a or svc://present link",
+				"is not an svc://p, svc://connect, svc://auth, svc://a, svc://present or svc://signin link",
 			);
 	}
 }

@@ -11,7 +11,24 @@ export interface PeerAnswer {
 }
 
 /** POSTs `body` as JSON; any transport failure or an unreadable answer is a PeerFetchError. */
-export async function postPeerJson(
+export function postPeerJson(
+	url: string,
+	body: unknown,
+	opts: Pick<PeerOptions, "dnsServers" | "peerOverrides"> & { timeoutMs: number },
+): Promise<PeerAnswer> {
+	return sendPeerJson("POST", url, body, opts);
+}
+
+/** GETs a JSON answer with its status, refusals included (a relayed offer view, a challenge). */
+export function getPeerJson(
+	url: string,
+	opts: Pick<PeerOptions, "dnsServers" | "peerOverrides"> & { timeoutMs: number },
+): Promise<PeerAnswer> {
+	return sendPeerJson("GET", url, undefined, opts);
+}
+
+async function sendPeerJson(
+	method: "GET" | "POST",
 	url: string,
 	body: unknown,
 	opts: Pick<PeerOptions, "dnsServers" | "peerOverrides"> & { timeoutMs: number },
@@ -19,12 +36,16 @@ export async function postPeerJson(
 	const origin = new URL(url).origin;
 	const client = peerClient(origin, opts, MAX_BODY);
 	try {
-		const res = await client.send({
-			method: "POST",
-			url,
-			headers: { "content-type": "application/json", accept: "application/json" },
-			body: JSON.stringify(body),
-		});
+		const res = await client.send(
+			method === "POST"
+				? {
+						method,
+						url,
+						headers: { "content-type": "application/json", accept: "application/json" },
+						body: JSON.stringify(body),
+					}
+				: { method, url, headers: { accept: "application/json" } },
+		);
 		if (res.kind !== "response") throw new PeerFetchError(`${url}: ${res.reason}`);
 		if (res.truncated) throw new PeerFetchError(`${url}: body over ${MAX_BODY} bytes`);
 		let parsed: unknown;

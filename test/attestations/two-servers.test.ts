@@ -357,6 +357,97 @@ describe("attestations between two servers", { timeout: 300_000 }, () => {
 		assert.ok(key.statusCode === 401 || key.statusCode === 403);
 	});
 
+	test("the console's relays: the offer view and challenge from the offer's server with its refusals; a presentation posted only as the link allows", async () => {
+		const get = (url: string, headers: Record<string, string> = person.headers) =>
+			t.app.inject({ method: "GET", url, headers, remoteAddress: nextIp() });
+		const { id, token } = await offer();
+		// https://attest.test is reached where PEER_OVERRIDES says; the view is attest.test's own.
+		const view = await get(
+			`/api/credentials/offer?origin=${encodeURIComponent("https://attest.test")}&token=${token}`,
+		);
+		assert.equal(view.statusCode, 200, view.body);
+		assert.deepEqual(
+			[view.json().type, view.json().status, view.json().server.domain, view.json().claims],
+			["membership", "offered", "attest.test", { member: true, club: "Chess" }],
+		);
+		const challenge = await get(
+			`/api/credentials/offer/challenge?origin=${encodeURIComponent("https://attest.test")}&token=${token}&identityId=${identityId}`,
+		);
+		assert.equal(challenge.statusCode, 200, challenge.body);
+		const nonce = challenge.json().nonce as string;
+		const claimed = await t.app.inject({
+			method: "POST",
+			url: "/api/credentials/claim",
+			headers: person.headers,
+			remoteAddress: nextIp(),
+			payload: {
+				origin: "https://attest.test",
+				token,
+				identityId,
+				challengeNonce: nonce,
+				challengeSignature: await key.sign(nonce),
+			},
+		});
+		assert.equal(claimed.statusCode, 200, "the relayed challenge is the offer server's own");
+		const kept = claimed.json() as { id: string; credential: string };
+
+		// Refusals pass on with their codes; a bad origin names the query's field; no session, 401.
+		await fetch(`${attester.url}/api/collections/attestations/records/${id}`, {
+			method: "PATCH",
+			headers: { authorization: `Bearer ${attesterToken}`, "content-type": "application/json" },
+			body: JSON.stringify({ status: "revoked" }),
+		});
+		const revoked = await get(`/api/credentials/offer?origin=https%3A%2F%2Fattest.test&token=${token}`);
+		assert.deepEqual([revoked.statusCode, revoked.json().code], [410, "attestation_offer_revoked"]);
+		const unknown = await get(
+			`/api/credentials/offer?origin=https%3A%2F%2Fattest.test&token=${"x".repeat(43)}`,
+		);
+		assert.equal(unknown.statusCode, 404);
+		const plain = await get(`/api/credentials/offer?origin=http%3A%2F%2Felsewhere.test&token=${token}`);
+		assert.deepEqual([plain.statusCode, plain.json().field], [400, "querystring.origin"]);
+		const nowhere = await get(`/api/credentials/offer?origin=https%3A%2F%2Fnowhere.test&token=${token}`);
+		assert.deepEqual([nowhere.statusCode, nowhere.json().code], [502, "remote_unreachable"]);
+		assert.equal((await get(`/api/credentials/offer?token=${token}`, {})).statusCode, 401);
+
+		// Posting a presentation: only of the caller's own credential, to the service the link names.
+		const presentation = await buildPresentation(kept.credential, {
+			claims: ["member"],
+			audience: "https://shop.example",
+			nonce: "nonce-relay-1",
+			sign: (input) => key.sign(input),
+			now: Date.now() / 1000,
+		});
+		const present = (credential: string, body: Record<string, unknown>, headers = person.headers) =>
+			t.app.inject({
+				method: "POST",
+				url: `/api/credentials/${credential}/present`,
+				headers,
+				remoteAddress: nextIp(),
+				payload: {
+					clientId: "https://shop.example",
+					responseUri: "https://shop.example/presented",
+					presentation,
+					state: "",
+					...body,
+				},
+			});
+		for (const [body, field] of [
+			[{ clientId: "https://shop.example/x" }, "body.clientId"],
+			[{ clientId: "http://127.0.0.1:9", responseUri: "http://127.0.0.1:9/p" }, "body.clientId"],
+			[{ responseUri: "https://evil.example/presented" }, "body.responseUri"],
+			[{ state: "a b" }, "body.state"],
+			[{ presentation: "eyJhbGciOiJFUzI1NiJ9.e30.sig~" }, "body.presentation"],
+		] as const) {
+			const res = await present(kept.id, body);
+			assert.deepEqual([res.statusCode, res.json().field], [400, field], res.body);
+		}
+		const stranger = await buildAccount(t.app, { name: "Eve" });
+		assert.equal((await present(kept.id, {}, stranger.headers)).statusCode, 404, "someone else's credential");
+		// shop.example has no address here: the service cannot be reached, said as such.
+		const unreachable = await present(kept.id, {});
+		assert.deepEqual([unreachable.statusCode, unreachable.json().code], [502, "remote_unreachable"]);
+	});
+
 	// Last: it breaks the attester's key certification and restarts it.
 	test("a credential key its root key did not certify is spoofed", async () => {
 		const { token } = await offer();

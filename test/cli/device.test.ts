@@ -11,6 +11,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
+import * as oidc from "openid-client";
 import type { Browser } from "playwright-core";
 import { type TestEnv, testEnv } from "../helpers/app.ts";
 import { Device, freePort, launchBrowser } from "../helpers/browser.ts";
@@ -134,11 +135,121 @@ describe("svc as the owner's device", () => {
 		}
 	});
 
-	test("open: svc://signin is refused saying who handles it; a malformed svc://present is refused whole (exit 2)", async () => {
-		const signin = await cli.run(["open", "svc://signin"]);
-		assert.equal(signin.code, 2, signin.stderr);
-		assert.match(signin.stderr, /^svc: svc open does not handle svc:\/\/signin links: /);
-		assert.match(signin.stderr, /runs in the browser, on your server's \/oidc\/authorize page/);
+	test("open: svc://signin opens the service's sign-in on the device's server, which answers the service with iss; malformed parts refused whole (exit 2)", async () => {
+		// The service knows nobody's server: it hands its authorization request to the app.
+		const service = "http://127.0.0.1:41012";
+		const callback = `${service}/auth/callback`;
+		const verifier = oidc.randomPKCECodeVerifier();
+		const request = {
+			client_id: service,
+			redirect_uri: callback,
+			response_type: "code",
+			scope: "openid email",
+			code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+			code_challenge_method: "S256",
+			state: "st-1",
+			nonce: "n-1",
+		};
+		const link = `svc://signin?${Object.entries(request)
+			.map(([k, v]) => `${k}=${encodeURIComponent(v)}`)
+			.join("&")}`;
+		const page = `${origin}/oidc/authorize?${new URLSearchParams(request)}`;
+
+		// On a terminal (util-linux `script`): the address to open, nothing opened.
+		const child = spawn(
+			"script",
+			["-qec", `'${process.execPath}' '${SVC_BIN}' open '${link}'`, "/dev/null"],
+			{
+				env: {
+					...process.env,
+					NODE_OPTIONS: "",
+					DISPLAY: "",
+					WAYLAND_DISPLAY: "",
+					SVC_SERVER: "",
+					SVC_CONFIG_DIR: cli.configDir,
+				},
+			},
+		);
+		let terminal = "";
+		child.stdout.on("data", (d: Buffer) => {
+			terminal += d.toString();
+		});
+		assert.equal(await new Promise((resolve) => child.on("close", resolve)), 0, terminal);
+		assert.ok(
+			terminal.includes(`${service} asks you to sign in (openid, email) with your server ${origin}.`),
+			terminal,
+		);
+		assert.ok(terminal.includes("Open this address in a browser where you have a passkey for it"), terminal);
+		assert.ok(terminal.replace(/\r/g, "").includes(`${page}\n`), terminal);
+
+		// Off a terminal without a desktop: printed, and refused for want of a browser; --no-browser: printed.
+		const headless = await cli.run(["open", link]);
+		assert.equal(headless.code, 2, headless.stderr);
+		assert.equal(headless.stdout, `${page}\n`);
+		assert.match(headless.stderr, /no browser could be opened here: open the address above yourself/);
+		const printed = await cli.json<{ kind: string; status: string; server: string; address: string }>([
+			"open",
+			link,
+			"--no-browser",
+		]);
+		assert.deepEqual(printed, {
+			kind: "signin",
+			status: "printed",
+			server: origin,
+			client: service,
+			address: page,
+		});
+
+		// The page is the server's sign-in: a passkey on this device, the consent, and the answer
+		// at the service's callback with `iss`, where the service redeems the code (openid-client).
+		const tab = await device.open(page);
+		await tab.route(`${service}/**`, (route) =>
+			route.fulfill({ status: 200, contentType: "text/plain", body: "ok" }),
+		);
+		await tab.getByRole("button", { name: "Sign in with a passkey" }).click();
+		await tab.locator("#consent").waitFor({ state: "visible", timeout: 60_000 });
+		await tab.getByRole("button", { name: "Allow" }).click();
+		await tab.waitForURL(`${callback}?**`);
+		const answer = new URL(tab.url());
+		assert.equal(answer.searchParams.get("iss"), origin, "the answer names the server");
+		const config = await oidc.discovery(
+			new URL(answer.searchParams.get("iss") as string),
+			service,
+			undefined,
+			oidc.None(),
+			{
+				execute: [oidc.allowInsecureRequests],
+			},
+		);
+		const tokens = await oidc.authorizationCodeGrant(config, answer, {
+			pkceCodeVerifier: verifier,
+			expectedState: "st-1",
+			expectedNonce: "n-1",
+			idTokenExpected: true,
+		});
+		assert.equal(tokens.claims()?.email, EMAIL);
+
+		for (const [bad, parameter] of [
+			[link.replace("client_id=http", "client_id=ftp"), "client_id"],
+			[
+				link.replace(encodeURIComponent(callback), encodeURIComponent("http://127.0.0.1:9/cb")),
+				"redirect_uri",
+			],
+			[link.replace("response_type=code", "response_type=token"), "response_type"],
+			[link.replace("scope=openid%20email", "scope=email"), "scope"],
+			[link.replace("scope=openid%20email", "scope=openid%20phone"), "scope"],
+			[link.replace(/code_challenge=[^&]+/, "code_challenge=short"), "code_challenge"],
+			[link.replace("code_challenge_method=S256", "code_challenge_method=plain"), "code_challenge_method"],
+			[`${link}&claims=%5B%5D`, "claims"],
+			[`${link}&extra=1`, "extra"],
+			["svc://signin", "client_id"],
+		] as const) {
+			const r = await cli.run(["open", bad]);
+			assert.equal(r.code, 2, `${bad}: ${r.stderr}`);
+			assert.match(r.stderr, new RegExp(`the link is refused: ${parameter}: `), bad);
+			assert.equal(r.stdout, "", "nothing to open");
+		}
+
 		// svc://a and svc://present are acted on (test/cli/credentials.test.ts); without response_uri
 		// a presentation request is refused as a whole before anything is read or sent.
 		const present = await cli.run([
@@ -194,6 +305,23 @@ describe("svc as the owner's device", () => {
 			});
 			assert.equal((await opened(2))[1], consentOf(proposal));
 
+			// An attestation offer and a service's request go to the console's credential screens.
+			const offer = `svc://a/attest.example/${"A".repeat(43)}`;
+			const asks = `svc://present?client_id=${encodeURIComponent("https://shop.example")}&response_uri=${encodeURIComponent("https://shop.example/presented")}&nonce=n-0123456789`;
+			for (const [i, [credentialLink, screen]] of (
+				[
+					[offer, "offer"],
+					[asks, "present"],
+				] as const
+			).entries()) {
+				const address = `${origin}/app/credentials/${screen}?${new URLSearchParams({ link: credentialLink })}`;
+				const handedOver = await cli.run(["open", credentialLink], { env: desktop });
+				assert.equal(handedOver.code, 0, handedOver.stderr);
+				assert.equal(handedOver.stdout, `${address}\n`);
+				assert.match(handedOver.stderr, /^Not on a terminal, so it continues in the console/);
+				assert.equal((await opened(3 + i))[2 + i], address);
+			}
+
 			// No desktop, or --no-browser: refused as before (exit 2), naming the console's address.
 			for (const [args, env] of [
 				[["open", link], {}],
@@ -208,7 +336,7 @@ describe("svc as the owner's device", () => {
 					refused.stderr,
 				);
 			}
-			assert.equal((await opened(2)).length, 2, "nothing more was opened");
+			assert.equal((await opened(4)).length, 4, "nothing more was opened");
 
 			// The browser tab is signed out (the console keeps its session per tab): the sign-in
 			// keeps the link, and the consent shows the tool's check code. svc made nothing.

@@ -12,6 +12,7 @@ import {
 	parseOfferLink,
 	parsePresentLink,
 	parseProposalLink,
+	parseSigninLink,
 } from "../../src/lib/app-links.ts";
 
 const CHALLENGE = crypto.createHash("sha256").update("verifier-".padEnd(50, "x")).digest("base64url");
@@ -335,6 +336,64 @@ describe("svc://present", () => {
 			[`${q(good)}&redirect_uri=https%3A%2F%2Fshop.example`, "redirect_uri"],
 		] as const) {
 			refused(() => parseAppLink(link), at);
+		}
+	});
+});
+
+describe("svc://signin", () => {
+	const good = {
+		client_id: "https://shop.example",
+		redirect_uri: "https://shop.example/cb?x=1",
+		response_type: "code",
+		scope: "openid email",
+		code_challenge: CHALLENGE,
+		code_challenge_method: "S256",
+	};
+	const q = (params: Record<string, string>) =>
+		`svc://signin?${Object.entries(params)
+			.map(([k, v]) => `${k}=${encodeURIComponent(v)}`)
+			.join("&")}`;
+	test("the authorization request, every parameter kept for /oidc/authorize", () => {
+		const claims = JSON.stringify({ userinfo: { svc_links: { values: ["iban"] } } });
+		const link = parseAppLink(
+			q({ ...good, state: "a b", nonce: "n", prompt: "login", claims, ui_locales: "de" }),
+		);
+		assert.equal(link.kind, "signin");
+		assert.deepEqual(link, {
+			kind: "signin",
+			clientId: "https://shop.example",
+			redirectUri: "https://shop.example/cb?x=1",
+			scopes: ["openid", "email"],
+			params: { ...good, state: "a b", nonce: "n", prompt: "login", claims, ui_locales: "de" },
+		});
+	});
+	test("loopback services only with allowLoopback (development)", () => {
+		const local = { ...good, client_id: "http://127.0.0.1:3000", redirect_uri: "http://127.0.0.1:3000/cb" };
+		refused(() => parseSigninLink(q(local)), "client_id");
+		assert.equal(parseSigninLink(q(local), { allowLoopback: true }).clientId, "http://127.0.0.1:3000");
+	});
+	test("each missing or malformed part refuses the link whole, naming it", () => {
+		for (const name of Object.keys(good)) {
+			const { [name as keyof typeof good]: _gone, ...rest } = good;
+			refused(() => parseSigninLink(q(rest)), name);
+		}
+		for (const [params, at] of [
+			[{ ...good, client_id: "https://shop.example/" }, "client_id"],
+			[{ ...good, redirect_uri: "https://evil.example/cb" }, "redirect_uri"],
+			[{ ...good, response_type: "token" }, "response_type"],
+			[{ ...good, scope: "email" }, "scope"],
+			[{ ...good, scope: "openid phone" }, "scope"],
+			[{ ...good, scope: "openid  email" }, "scope"],
+			[{ ...good, code_challenge: "short" }, "code_challenge"],
+			[{ ...good, code_challenge_method: "plain" }, "code_challenge_method"],
+			[{ ...good, state: "x".repeat(501) }, "state"],
+			[{ ...good, nonce: "a\nb" }, "nonce"],
+			[{ ...good, claims: "[]" }, "claims"],
+			[{ ...good, claims: "{" }, "claims"],
+			[{ ...good, claims: JSON.stringify({ userinfo: { svc_links: { values: ["IBAN"] } } }) }, "claims"],
+			[{ ...good, other: "1" }, "other"],
+		] as const) {
+			refused(() => parseSigninLink(q(params)), at);
 		}
 	});
 });

@@ -30,6 +30,7 @@ import {
 	sessionFor,
 } from "../sessions.ts";
 import { CREDENTIAL_HELP, CREDENTIAL_OPTIONS, openOfferLink, openPresentLink } from "./credentials.ts";
+import { openSigninLink } from "./signin.ts";
 import { openToolLink, TOOL_HELP, TOOL_OPTIONS } from "./tools.ts";
 
 /** The page's code is good two minutes and the ceremony five: a sign-in older than this is stale. */
@@ -69,15 +70,7 @@ async function completeSignIn(link: AuthLink): Promise<{ server: string; account
 	return { server: pending.server, account };
 }
 
-/** Link kinds whose server side exists but which svc does not act on (docs/cli.md). */
-const NOT_HANDLED = new Map([
-	["signin", "a service's sign-in runs in the browser, on your server's /oidc/authorize page"],
-]);
-
 function parseLink(text: string, options: AppLinkOptions = {}) {
-	const kind = /^svc:\/\/([a-z]+)(?=[/?]|$)/.exec(text)?.[1];
-	const why = kind ? NOT_HANDLED.get(kind) : undefined;
-	if (why) throw new UsageError(`svc open does not handle svc://${kind} links: ${why}`);
 	try {
 		return parseAppLink(text, options);
 	} catch (err) {
@@ -213,7 +206,7 @@ function loopbackServer(flag: string | undefined): boolean {
 const open: Command = {
 	name: "svc open",
 	summary:
-		"Opens a svc:// link as the owner's app: svc://auth completes a sign-in this device started; svc://connect connects a tool and svc://p turns its proposal into a share, after showing its address, its claimed name and the check code; svc://a accepts an attestation offer with an identity on this device; svc://present presents a held credential to a service.",
+		"Opens a svc:// link as the owner's app: svc://auth completes a sign-in this device started; svc://connect connects a tool and svc://p turns its proposal into a share, after showing its address, its claimed name and the check code; svc://a accepts an attestation offer with an identity on this device; svc://present presents a held credential to a service; svc://signin opens a service's sign-in on your server.",
 	help: `<svc://link> [--yes] [--allow-revoke] [--allow-hand-over] [--no-browser]
            [--identity <ref>] [--credential <id>] [--withhold <claims>]
 
@@ -237,9 +230,11 @@ ${CREDENTIAL_HELP}`,
 			case "proposal":
 				return openToolLink(ctx, link, text);
 			case "offer":
-				return openOfferLink(ctx, link);
+				return openOfferLink(ctx, link, text);
 			case "present":
-				return openPresentLink(ctx, link);
+				return openPresentLink(ctx, link, text);
+			case "signin":
+				return openSigninLink(ctx, link);
 		}
 	},
 };

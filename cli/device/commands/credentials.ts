@@ -5,7 +5,8 @@
 // service's `svc://present`: it offers the held credentials that match, discloses the requested
 // claims the person leaves ticked, binds the presentation to the service (audience) and its nonce
 // with the identity key, and posts `{presentation, state}` to the service's `response_uri`.
-// Declined, nothing is sent.
+// Declined, nothing is sent. Off a terminal without --yes (the desktop's link handler), the
+// console's screen for the link is opened in the browser instead.
 import { buildPresentation } from "../../../src/features/attestations/present.ts";
 import type { OfferLink, PresentRequest } from "../../../src/lib/app-links.ts";
 import { Api } from "../api.ts";
@@ -14,6 +15,7 @@ import type { Context } from "../command.ts";
 import { CliError, EXIT, UsageError } from "../errors.ts";
 import { findIdentity, type StoredIdentity, signChallenge, storedIdentities } from "../keystore.ts";
 import { note, printJson, printLine } from "../output.ts";
+import { chosenServer } from "../sessions.ts";
 import { ask } from "./tools.ts";
 
 export const CREDENTIAL_OPTIONS = {
@@ -104,7 +106,35 @@ function chooseIdentity(server: string, view: OfferView, ref: string | undefined
 	);
 }
 
-export async function openOfferLink(ctx: Context, link: OfferLink): Promise<number> {
+/**
+ * The console's screen for a credential link, the address its "Open an app link" dialog goes to
+ * (web/console/screens/credentials/open-link.tsx `credentialPath`).
+ */
+export function credentialConsoleAddress(server: string, kind: "offer" | "present", text: string): string {
+	return `${server}/app/credentials/${kind}?${new URLSearchParams({ link: text.trim() })}`;
+}
+
+/**
+ * Nobody to ask here (the desktop's handler runs svc without a terminal, and no --yes): the
+ * console's screen for the link asks in the browser, with the identity keys that browser holds.
+ * True when it was opened; false when svc goes on itself (and refuses when it must ask).
+ */
+function handOverToConsole(ctx: Context, kind: "offer" | "present", text: string): boolean {
+	if (yes(ctx) || onTerminal() || ctx.values["no-browser"]) return false;
+	const server = chosenServer(ctx.values.server as string | undefined);
+	if (!server) return false;
+	const address = credentialConsoleAddress(server, kind, text);
+	if (!openBrowser(address)) return false;
+	if (ctx.json) printJson({ kind, status: "console", server, address, opened: true });
+	else {
+		note("Not on a terminal, so it continues in the console (opened in the browser):");
+		printLine(address);
+	}
+	return true;
+}
+
+export async function openOfferLink(ctx: Context, link: OfferLink, text: string): Promise<number> {
+	if (handOverToConsole(ctx, "offer", text)) return EXIT.ok;
 	const api = ctx.api();
 	const peer = peerAddress(link.host);
 	const offers = new Api({ server: peer.base });
@@ -178,7 +208,8 @@ function chooseCredential(request: PresentRequest, held: HeldCredential[], id: s
 	);
 }
 
-export async function openPresentLink(ctx: Context, request: PresentRequest): Promise<number> {
+export async function openPresentLink(ctx: Context, request: PresentRequest, text: string): Promise<number> {
+	if (handOverToConsole(ctx, "present", text)) return EXIT.ok;
 	const api = ctx.api();
 	const chosen = chooseCredential(
 		request,

@@ -2,7 +2,9 @@
 // (freedesktop.org): a .desktop file with `MimeType=x-scheme-handler/svc` in
 // $XDG_DATA_HOME/applications, made the default with `xdg-mime` when it is installed. The browser
 // then hands `svc://auth?…` to `svc open`, which completes a waiting `svc login`, and a tool's
-// `svc://connect` or `svc://p`, which `svc open` (no terminal) passes on to the console's consent.
+// `svc://connect` or `svc://p`, which `svc open` (no terminal) passes on to the console's consent,
+// an offer `svc://a/…` or a service's `svc://present`, passed on to the console's credential
+// screens, and `svc://signin`, opened on the server's authorization page.
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";

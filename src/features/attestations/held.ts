@@ -12,7 +12,7 @@ import type { AccountCaller } from "../../http/auth.ts";
 import { AppError, type ErrorCode, errorCodes } from "../../http/errors.ts";
 import { newId } from "../../lib/crypto.ts";
 import { isDomainName, type PeerOptions, peerBase } from "../../lib/peer.ts";
-import { postPeerJson } from "../../lib/peer-client.ts";
+import { getPeerJson, postPeerJson } from "../../lib/peer-client.ts";
 import { certificateView, workspaceIdentity } from "../identity/service.ts";
 import { type ClaimOfferDeps, claimOffer } from "./service.ts";
 import * as store from "./store.ts";
@@ -36,10 +36,11 @@ export interface HeldDeps {
 }
 
 /** The offer's server: this one when `origin` is left out; http only for a PEER_OVERRIDES domain. */
-function offerServer(
+export function offerServer(
 	origin: string | undefined,
 	local: string,
 	peer: PeerOptions,
+	field = "body.origin",
 ): { domain: string; base: string } | null {
 	if (origin === undefined) return null;
 	let url: URL;
@@ -47,7 +48,7 @@ function offerServer(
 		url = new URL(origin);
 	} catch {
 		throw new AppError("validation_failed", "origin must be the offer server's address", {
-			extra: { field: "body.origin" },
+			extra: { field },
 		});
 	}
 	const domain = url.hostname.toLowerCase();
@@ -64,9 +65,7 @@ function offerServer(
 		throw new AppError(
 			"validation_failed",
 			"origin must be https://<domain> (http only for a PEER_OVERRIDES domain)",
-			{
-				extra: { field: "body.origin" },
-			},
+			{ extra: { field } },
 		);
 	}
 	if (domain === local) return null;
@@ -74,13 +73,34 @@ function offerServer(
 }
 
 /** A refusal of the offer's server, passed on with its own code when it is one of ours. */
-function passOn(status: number, body: unknown): AppError {
+export function passOn(status: number, body: unknown): AppError {
 	const code = (body as { code?: unknown })?.code;
 	const detail = (body as { detail?: unknown })?.detail;
 	if (typeof code === "string" && code in errorCodes && status >= 400 && status < 500) {
 		return new AppError(code as ErrorCode, typeof detail === "string" ? detail : undefined, { status });
 	}
 	return new AppError("remote_unreachable", `the offer's server answered ${status}`);
+}
+
+/**
+ * A GET to the offer's server (its offer view, a challenge for the claim), relayed for the
+ * console, whose page cannot call another server: its refusals passed on with their codes, 502
+ * `remote_unreachable` when it cannot be asked.
+ */
+export async function relayFromOfferServer(
+	base: string,
+	path: string,
+	peer: PeerOptions,
+): Promise<Record<string, unknown>> {
+	let answer: { status: number; body: unknown };
+	try {
+		answer = await getPeerJson(`${base}${path}`, { ...peer, timeoutMs: 10_000 });
+	} catch (err) {
+		throw new AppError("remote_unreachable", (err as Error).message);
+	}
+	if (answer.status !== 200 || typeof answer.body !== "object" || answer.body === null)
+		throw passOn(answer.status, answer.body);
+	return answer.body as Record<string, unknown>;
 }
 
 export async function claimHeld(

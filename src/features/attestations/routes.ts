@@ -14,6 +14,7 @@ import { CREDENTIAL_KEYS, keyRing } from "../server/service.ts";
 import { statusListUri } from "./credential.ts";
 import { claimHeld, credentialRecord, type HeldClaimInput, heldStatus } from "./held.ts";
 import { Credential } from "./held-collection.ts";
+import { OfferView, type OfferViewT, relayRoutes } from "./relay-routes.ts";
 import {
 	attestationByToken,
 	type ClaimOfferDeps,
@@ -209,43 +210,34 @@ export const attestationRoutes: FastifyPluginAsyncTypebox = async (app) => {
 				tags: ["attestations"],
 				summary: "The offer as its subject sees it",
 				params: TokenParams,
-				response: {
-					200: Type.Object({
-						type: Type.String(),
-						label: Type.String(),
-						status: Type.Union([Type.Literal("offered"), Type.Literal("active")]),
-						claims: Type.Optional(
-							Type.Record(Type.String(), Type.Union([Type.String(), Type.Number(), Type.Boolean()])),
-						),
-						expiresAt: Type.Union([Type.String(), Type.Null()]),
-						offerExpiresAt: Type.String(),
-						subjectFingerprint: Type.Union([Type.String(), Type.Null()]),
-						server: Type.Object({ domain: Type.String(), fingerprint: Type.String(), origin: Type.String() }),
-						workspace: Type.Object({ id: Type.String(), name: Type.String() }),
-					}),
-				},
+				response: { 200: OfferView },
 			},
 			config: { rateLimit: app.limits.probe },
 		},
 		async (request, reply) => {
-			const now = app.clock.now();
-			const row = openOffer(await attestationByToken(db, request.params.token), now);
-			const workspace = await store.offerWorkspace(db, row.workspace);
 			reply.header("cache-control", "no-store");
-			return {
-				type: row.type,
-				label: row.label,
-				status: row.status as "offered" | "active",
-				// The claims are shown while the offer is open to be accepted.
-				...(row.status === "offered" ? { claims: JSON.parse(row.claims) } : {}),
-				expiresAt: row.expires_at === null ? null : new Date(row.expires_at).toISOString(),
-				offerExpiresAt: new Date(row.offer_expires_at).toISOString(),
-				subjectFingerprint: row.subject_fingerprint,
-				server: { domain: config.domain, fingerprint: app.rootKey.fingerprint, origin: issuer },
-				workspace,
-			};
+			return offerView(request.params.token);
 		},
 	);
+
+	/** The offer as its subject sees it (`GET /api/attestations/offers/{token}`). */
+	const offerView = async (token: string): Promise<OfferViewT> => {
+		const now = app.clock.now();
+		const row = openOffer(await attestationByToken(db, token), now);
+		const workspace = await store.offerWorkspace(db, row.workspace);
+		return {
+			type: row.type,
+			label: row.label,
+			status: row.status as "offered" | "active",
+			// The claims are shown while the offer is open to be accepted.
+			...(row.status === "offered" ? { claims: JSON.parse(row.claims) } : {}),
+			expiresAt: row.expires_at === null ? null : new Date(row.expires_at).toISOString(),
+			offerExpiresAt: new Date(row.offer_expires_at).toISOString(),
+			subjectFingerprint: row.subject_fingerprint,
+			server: { domain: config.domain, fingerprint: app.rootKey.fingerprint, origin: issuer },
+			workspace,
+		};
+	};
 
 	app.post(
 		"/api/attestations/offers/:token/claim",
@@ -302,6 +294,8 @@ export const attestationRoutes: FastifyPluginAsyncTypebox = async (app) => {
 			return credentialRecord(row);
 		},
 	);
+
+	relayRoutes(app, { offerView, peer });
 
 	app.get(
 		"/api/credentials/:id/status",

@@ -11,6 +11,7 @@ import { useT } from "../../i18n/index.ts";
 import { navigate } from "../../router.ts";
 import { Button, Dialog, TextField } from "../../ui/index.ts";
 import { uiMessages } from "../../ui/messages.ts";
+import { credentialPath, readCredentialLink } from "../credentials/open-link.tsx";
 import { messages } from "./messages.ts";
 
 export type Asked = { kind: "connect"; link: ConnectRequest } | { kind: "proposal"; link: Proposal };
@@ -56,6 +57,17 @@ export function OpenLink({ open, onClose }: { open: boolean; onClose: () => void
 	function submit(event: Event) {
 		event.preventDefault();
 		if (!text.trim()) return setError(t("linkRequired"));
+		// An offer or a service's request belongs to the credentials screen.
+		if (/^svc:\/\/(a\/|present)/.test(text.trim())) {
+			try {
+				const link = readCredentialLink(text);
+				onClose();
+				return navigate(credentialPath(text, link.kind));
+			} catch (err) {
+				if (err instanceof AppLinkError) return setError(refusal(err));
+				throw err;
+			}
+		}
 		try {
 			readLink(text);
 		} catch (err) {
