@@ -33,7 +33,9 @@ import { axeAll, json } from "./responders-helpers.ts";
 const ITEMS = [
 	{ key: "full_name", label: "Full name", type: "text", required: true },
 	{ key: "email", label: "Email", type: "email", required: false },
+	{ key: "lease", label: "Lease", type: "file", required: false },
 ];
+const LEASE = "Lease of flat 3, kept on resp.test.\n";
 
 describe("a responder without an account here", { timeout: 600_000 }, () => {
 	let browser: Browser;
@@ -82,6 +84,18 @@ describe("a responder without an account here", { timeout: 600_000 }, () => {
 				method: "POST",
 				headers: { authorization: `Bearer ${respToken}`, "content-type": "application/json" },
 				body: JSON.stringify({ key: "full_name", name: "Full name", value: "Rita Remote" }),
+			}),
+		);
+		// And a file there, which the answer gives and the requester opens through the grant.
+		const form = new FormData();
+		form.append("key", "lease");
+		form.append("name", "Lease");
+		form.append("file", new Blob([Buffer.from(LEASE)], { type: "text/plain" }), "lease.txt");
+		await json(
+			fetch(`${respOrigin}/api/collections/records/records`, {
+				method: "POST",
+				headers: { authorization: `Bearer ${respToken}` },
+				body: form,
 			}),
 		);
 		// The requester on req.test asks; sign-ups for answering are not allowed on this request.
@@ -134,6 +148,8 @@ describe("a responder without an account here", { timeout: 600_000 }, () => {
 		const entry = page.getByLabel(/My entry “Full name”: Rita Remote/);
 		assert.equal(await entry.isChecked(), true);
 		await page.getByLabel("Email").fill("rita@example.org");
+		// The file item offers the vault's file under the same key, chosen.
+		assert.match(await page.getByLabel("Lease", { exact: true }).inputValue(), /.+/);
 		await screenshot(page, "answer-remote-form");
 		await page.getByRole("button", { name: "Share my answer" }).click();
 		await page.getByRole("heading", { name: "Your answer is shared" }).waitFor();
@@ -151,7 +167,7 @@ describe("a responder without an account here", { timeout: 600_000 }, () => {
 			[["Answer: Tenant application (req.test)", "active"]],
 		);
 		const got = await json<{
-			items: { remote: boolean; server: string; values: { key: string; value: string }[] }[];
+			items: { remote: boolean; server: string; values: { key: string; value: string | null }[] }[];
 		}>(apiCall(req, requesterToken, "GET", `/api/requests/${request.id}/links`));
 		assert.deepEqual(
 			got.items.map((i) => ({
@@ -166,6 +182,7 @@ describe("a responder without an account here", { timeout: 600_000 }, () => {
 					values: [
 						["full_name", "Rita Remote"],
 						["email", "rita@example.org"],
+						["lease", null],
 					],
 				},
 			],
@@ -187,9 +204,19 @@ describe("a responder without an account here", { timeout: 600_000 }, () => {
 		const csv = fs.readFileSync(String(await download.path()), "utf8");
 		assert.match(
 			csv,
-			/^\uFEFFresponseId,status,server,identity,identifier,senderName,created,updated,full_name,email\r\n/,
+			/^\uFEFFresponseId,status,server,identity,identifier,senderName,created,updated,full_name,email,lease\r\n/,
 		);
-		assert.match(csv, /,active,resp\.test,.*,Rita Remote,rita@example\.org\r\n$/);
+		assert.match(csv, /,active,resp\.test,.*,Rita Remote,rita@example\.org,lease\.txt\r\n$/);
+
+		// The file stayed on resp.test: the requester opens it through the grant, from resp.test.
+		const open = detail.getByRole("button", { name: "Open lease.txt" });
+		assert.match(String(await open.locator("xpath=..").textContent()), /kept on resp\.test/);
+		await screenshot(detail, "request-answers-remote-file");
+		const [file] = await Promise.all([detail.waitForEvent("download"), open.click()]);
+		assert.equal(file.suggestedFilename(), "lease.txt");
+		assert.equal(new URL(file.url()).origin, respOrigin, "downloaded from the responder's server");
+		assert.equal(fs.readFileSync(String(await file.path()), "utf8"), LEASE);
+		assert.deepEqual(owner.unexpectedErrors(), []);
 		await device.close();
 		await owner.close();
 	});
