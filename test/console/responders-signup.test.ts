@@ -86,6 +86,80 @@ describe("an answer-only account made to answer", { timeout: 600_000 }, () => {
 		await device.close();
 	});
 
+	test("the requester switches sign-ups off and on and sets the cap on the request's screen (en 1280, de 390)", async () => {
+		const record = () =>
+			json<{ allowAnswerSignup: boolean; answerSignupLimit: number; answerSignups: number }>(
+				apiCall(server, requesterToken, "GET", `/api/collections/requests/records/${request.id}`),
+			);
+		const owner = await Device.create(browser, { viewport: DESKTOP });
+		await owner.context.addInitScript({
+			content: `sessionStorage.setItem("svc.session", ${JSON.stringify(requesterToken)}); localStorage.setItem("svc.lang", "en");`,
+		});
+		const page = await owner.open(`${server.origin}/app/requests/${request.id}`);
+		await screenReady(page, "Mietbewerbung");
+		const section = page.getByRole("region", { name: "Accounts for responders" });
+		const text = () => section.textContent().then(String);
+		assert.match(await text(), /anyone holding the link can create accounts on this server/);
+		assert.match(await text(), /On: responders without an account may create one here to answer\./);
+		assert.match(await text(), /1 of at most 20 accounts made through this link\./);
+		await screenshot(page, "request-signups-on");
+
+		await section.getByLabel("Let responders without an account create one here to answer").uncheck();
+		await section.getByLabel("At most this many accounts through this link").fill("0");
+		await section.getByRole("button", { name: "Save sign-up settings" }).click();
+		await section.getByText("Enter a whole number from 1 to 1,000.").waitFor();
+		assert.equal((await record()).allowAnswerSignup, true, "nothing saved for a bad limit");
+		await section.getByLabel("At most this many accounts through this link").fill("5");
+		await section.getByRole("button", { name: "Save sign-up settings" }).click();
+		await section.getByText("Off: responders need an account here or on a server of their own.").waitFor();
+		assert.match(await text(), /1 of at most 5 accounts/);
+		assert.deepEqual(await record(), {
+			...(await record()),
+			allowAnswerSignup: false,
+			answerSignupLimit: 5,
+		});
+		await screenshot(page, "request-signups-off");
+		assert.deepEqual(owner.unexpectedErrors(), []);
+		await owner.close();
+
+		// On again, in German on a phone; a limit of 1 already used up is said on both sides.
+		const phone = await Device.create(browser, { locale: "de-DE", viewport: PHONE });
+		await phone.context.addInitScript({
+			content: `sessionStorage.setItem("svc.session", ${JSON.stringify(requesterToken)}); localStorage.setItem("svc.lang", "de");`,
+		});
+		const de = await phone.open(`${server.origin}/app/requests/${request.id}`);
+		await screenReady(de, "Mietbewerbung");
+		const konten = de.getByRole("region", { name: "Konten für Antwortende" });
+		await konten.getByLabel("Antwortenden ohne Konto erlauben, hier eines zum Antworten anzulegen").check();
+		await konten.getByLabel("Höchstens so viele Konten über diesen Link").fill("1");
+		await konten.getByRole("button", { name: "Registrierungseinstellungen speichern" }).click();
+		await konten.getByText(/Weitere sind erst möglich, wenn Sie die Grenze erhöhen\./).waitFor();
+		assert.match(
+			String(await konten.textContent()),
+			/An: Antwortende ohne Konto dürfen hier eines zum Antworten anlegen\./,
+		);
+		await screenshot(de, "request-signups-used-up-de");
+		assert.deepEqual(phone.unexpectedErrors(), []);
+		await phone.close();
+		assert.deepEqual([(await record()).allowAnswerSignup, (await record()).answerSignupLimit], [true, 1]);
+
+		// The answer page, signed out, says the link's accounts are used up instead of offering the form.
+		const visitor = await Device.create(browser, { viewport: DESKTOP });
+		const answer = await visitor.open(`${server.origin}/app/answer/${request.slug}`);
+		await screenReady(answer, "Mietbewerbung");
+		await answer
+			.getByText(/This request's link has already created as many accounts on .* as Vermieter.* allowed\./)
+			.waitFor();
+		assert.equal(await answer.getByLabel("Your email address").count(), 0, "no sign-up form");
+		await screenshot(answer, "answer-signed-out-signups-used-up");
+		await visitor.close();
+		await json(
+			apiCall(server, requesterToken, "PATCH", `/api/collections/requests/records/${request.id}`, {
+				answerSignupLimit: 20,
+			}),
+		);
+	});
+
 	test("the requester opens an answered file through the answer's share", async () => {
 		const { token: tenantToken } = await buildAccount(server.t.app, { name: "Tenant" });
 		const form = new FormData();
