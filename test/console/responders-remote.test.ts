@@ -28,7 +28,7 @@ import { startDns, type TestDns } from "../helpers/dns.ts";
 import { buildAccount } from "../helpers/factories.ts";
 import { type ServerProcess, startServer as startProcess } from "../helpers/process.ts";
 
-import { axeAll, json } from "./responders-helpers.ts";
+import { axeAll, axeHere, json, WALKS } from "./responders-helpers.ts";
 
 const ITEMS = [
 	{ key: "full_name", label: "Full name", type: "text", required: true },
@@ -220,6 +220,76 @@ describe("a responder without an account here", { timeout: 600_000 }, () => {
 		await device.close();
 		await owner.close();
 	});
+
+	// The same way, walked in each language at each width, each step axe-clean and pictured.
+	const WORDS = {
+		en: {
+			own: "Your server's address",
+			go: "Continue on my server",
+			share: "Share my answer",
+			done: "Your answer is shared",
+		},
+		de: {
+			own: "Adresse Ihres Servers",
+			go: "Auf meinem Server weiter",
+			share: "Antwort teilen",
+			done: "Ihre Antwort ist geteilt",
+		},
+	};
+	for (const { lang, size, viewport } of WALKS) {
+		test(`answers from their own server, step by step (${lang}, ${size})`, async () => {
+			const w = WORDS[lang];
+			const label = `Bewerbung ${lang} ${size}`;
+			const asked = await json<{ id: string; slug: string }>(
+				apiCall(req, requesterToken, "POST", "/api/collections/requests/records", { label, items: ITEMS }),
+			);
+			const device = await Device.create(browser, {
+				locale: lang === "de" ? "de-DE" : "en-US",
+				viewport,
+				bypassCSP: true,
+			});
+			await device.context.addInitScript({
+				content: `localStorage.setItem("svc.lang", ${JSON.stringify(lang)}); if (location.port === ${JSON.stringify(new URL(respOrigin).port)}) sessionStorage.setItem("svc.session", ${JSON.stringify(respToken)});`,
+			});
+			const page = await device.open(`${req.api}/app/answer/${asked.slug}`);
+			await screenReady(page, label);
+			await axeHere(page, `signed out ${lang} ${size}`);
+			await screenshot(page, `answer-walk-remote-1-signed-out-${lang}`);
+			await page.getByLabel(w.own).fill(respOrigin);
+			await page.getByRole("button", { name: w.go }).click();
+			await page.waitForURL(`${respOrigin}/app/answer/remote?**`);
+			await screenReady(page, label);
+			await axeHere(page, `remote form ${lang} ${size}`);
+			await screenshot(page, `answer-walk-remote-2-form-${lang}`);
+			await page.getByRole("button", { name: w.share }).click();
+			await page.getByRole("heading", { name: w.done }).waitFor();
+			await axeHere(page, `done ${lang} ${size}`);
+			await screenshot(page, `answer-walk-remote-3-done-${lang}`);
+			assert.deepEqual(device.unexpectedErrors(), []);
+			await device.close();
+			// Kept on resp.test, read here through the grant: the name and the file.
+			const got = await json<{
+				items: {
+					remote: boolean;
+					values: { key: string; value: string | null; file: { name: string } | null }[];
+				}[];
+			}>(apiCall(req, requesterToken, "GET", `/api/requests/${asked.id}/links`));
+			assert.deepEqual(
+				got.items.map((i) => [i.remote, i.values.map((v) => [v.key, v.value ?? v.file?.name])]),
+				[
+					[
+						true,
+						[
+							["full_name", "Rita Remote"],
+							// Offered by key: the email the first answer kept in the vault.
+							["email", "rita@example.org"],
+							["lease", "lease.txt"],
+						],
+					],
+				],
+			);
+		});
+	}
 
 	test("axe: the answer page signed out", async () => {
 		await axeAll(browser, `${req.api}/app/answer/${request.slug}`, "answer-signed-out-elsewhere");

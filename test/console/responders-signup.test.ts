@@ -19,7 +19,7 @@ import {
 } from "../helpers/browser.ts";
 import { buildAccount } from "../helpers/factories.ts";
 
-import { axeAll, json } from "./responders-helpers.ts";
+import { axeAll, axeHere, json, WALKS } from "./responders-helpers.ts";
 
 describe("an answer-only account made to answer", { timeout: 600_000 }, () => {
 	let browser: Browser;
@@ -85,6 +85,70 @@ describe("an answer-only account made to answer", { timeout: 600_000 }, () => {
 			assert.doesNotMatch(nav, new RegExp(hidden));
 		await device.close();
 	});
+
+	// The same way, walked in each language at each width, each step axe-clean and pictured.
+	const WORDS = {
+		en: {
+			email: "Your email address",
+			name: "Your name (optional)",
+			create: "Create the account and answer",
+			share: "Share my answer",
+			done: /Your answer is shared/,
+		},
+		de: {
+			email: "Ihre E-Mail-Adresse",
+			name: "Ihr Name (optional)",
+			create: "Konto anlegen und antworten",
+			share: "Antwort teilen",
+			done: /Ihre Antwort ist geteilt/,
+		},
+	};
+	for (const { lang, size, viewport } of WALKS) {
+		test(`creates an account here and answers, step by step (${lang}, ${size})`, async () => {
+			const w = WORDS[lang];
+			const label = `Bewerbung ${lang} ${size}`;
+			const asked = await json<{ id: string; slug: string }>(
+				apiCall(server, requesterToken, "POST", "/api/collections/requests/records", {
+					label,
+					items: [{ key: "full_name", label: "Vollständiger Name", type: "text", required: true }],
+					allowAnswerSignup: true,
+				}),
+			);
+			const device = await Device.create(browser, {
+				locale: lang === "de" ? "de-DE" : "en-US",
+				viewport,
+				bypassCSP: true,
+			});
+			await device.context.addInitScript({
+				content: `localStorage.setItem("svc.lang", ${JSON.stringify(lang)});`,
+			});
+			const page = await device.open(`${server.origin}/app/answer/${asked.slug}`);
+			await screenReady(page, label);
+			await axeHere(page, `signed out ${lang} ${size}`);
+			await screenshot(page, `answer-walk-signup-1-signed-out-${lang}`);
+			await page.getByLabel(w.email).fill(`walk-${lang}-${size}@example.org`);
+			await page.getByLabel(w.name).fill(`Walk ${lang}`);
+			await page.getByRole("button", { name: w.create }).click();
+			await page.getByLabel("Vollständiger Name").waitFor();
+			await axeHere(page, `answer form ${lang} ${size}`);
+			await screenshot(page, `answer-walk-signup-2-form-${lang}`);
+			await page.getByLabel("Vollständiger Name").fill(`Walker ${lang} ${size}`);
+			await page.getByRole("button", { name: w.share }).click();
+			await page.getByRole("heading", { level: 2, name: w.done }).waitFor();
+			await axeHere(page, `done ${lang} ${size}`);
+			await screenshot(page, `answer-walk-signup-3-done-${lang}`);
+			assert.equal(await device.passkeyCount(), 1);
+			assert.deepEqual(device.unexpectedErrors(), []);
+			await device.close();
+			const got = await json<{ items: { values: { key: string; value: string }[] }[] }>(
+				apiCall(server, requesterToken, "GET", `/api/requests/${asked.id}/links`),
+			);
+			assert.deepEqual(
+				got.items.map((i) => i.values.map((v) => [v.key, v.value])),
+				[[["full_name", `Walker ${lang} ${size}`]]],
+			);
+		});
+	}
 
 	test("the requester switches sign-ups off and on and sets the cap on the request's screen (en 1280, de 390)", async () => {
 		const record = () =>
