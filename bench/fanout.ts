@@ -84,6 +84,8 @@ try {
 					expires_at: null,
 					callback_url: hook,
 					allow_answer_signup: 0,
+					answer_signup_limit: 20,
+					answer_signups: 0,
 					created: now,
 					updated: now,
 				})),

@@ -1,5 +1,5 @@
 // `svc admin answer-signups`: how many answer-only accounts each request made (docs/operations.md
-// "Answer-only sign-ups"), all time and in the last 24 hours, and whether it still admits them.
+// "Answer-only sign-ups"), all time (against its cap) and in the last 24 hours, and whether it still admits them.
 import { loadConfig } from "../src/config.ts";
 
 export const ANSWER_SIGNUPS_USAGE =
@@ -21,10 +21,10 @@ export async function adminAnswerSignups(args: string[]): Promise<number> {
 				? "Answer-only sign-ups are allowed where a request admits them (ALLOW_ANSWER_SIGNUPS=true).\n"
 				: "Answer-only sign-ups are forbidden on this server (ALLOW_ANSWER_SIGNUPS=false).\n",
 		);
-		process.stdout.write("request\tadmits\tall\tlast 24h\tworkspace\tlabel\n");
+		process.stdout.write("request\tadmits\tall\tcap\tlast 24h\tworkspace\tlabel\n");
 		for (const r of rows) {
 			process.stdout.write(
-				`${r.request}\t${r.allowed ? "yes" : "no"}\t${r.total}\t${r.lastDay}\t${r.workspace}\t${r.label}\n`,
+				`${r.request}\t${r.allowed ? "yes" : "no"}\t${r.total}\t${r.limit}\t${r.lastDay}\t${r.workspace}\t${r.label}\n`,
 			);
 		}
 		return 0;

@@ -74,6 +74,10 @@ export const errorCodes = {
 		status: 403,
 		title: "This request does not let a responder without an account sign up here",
 	},
+	answer_signup_limit_reached: {
+		status: 403,
+		title: "This request's answer link has created all the accounts its requester allowed",
+	},
 	connection_client_invalid: { status: 400, title: "The client origin is not valid" },
 	connection_redirect_invalid: { status: 400, title: "The redirect address is not on the client's origin" },
 	connection_challenge_invalid: { status: 400, title: "The PKCE challenge is not valid" },

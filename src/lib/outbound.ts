@@ -352,7 +352,7 @@ export function createOutboundClient(opts: OutboundOptions): OutboundClient {
 			}
 		},
 		async close() {
-			if (undici) await (await undici).agent.destroy();
+			if (undici !== undefined) await (await undici).agent.destroy();
 		},
 	};
 }

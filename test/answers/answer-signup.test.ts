@@ -189,6 +189,95 @@ describe("a request that admits answer-only sign-ups (sign-ups off)", () => {
 		assert.equal(await accountCount(t), before, "no account made");
 	});
 
+	test("at most answerSignupLimit accounts per request (default 20): refused at begin and at finish, nothing written", async () => {
+		const plain = await makeRequest(t, requester, { allowAnswerSignup: true });
+		const record = await t.app.inject({
+			method: "GET",
+			url: `${REQUESTS}/${plain.id}`,
+			headers: requester.headers,
+		});
+		assert.deepEqual(
+			{ limit: record.json().answerSignupLimit, used: record.json().answerSignups },
+			{ limit: 20, used: 0 },
+		);
+		for (const bad of [0, 1001, 2.5]) {
+			const res = await t.app.inject({
+				method: "PATCH",
+				url: `${REQUESTS}/${plain.id}`,
+				headers: requester.headers,
+				payload: { answerSignupLimit: bad },
+			});
+			assertCode(res, 400, "validation_failed");
+		}
+
+		const req = await makeRequest(t, requester, { allowAnswerSignup: true, answerSignupLimit: 1 });
+		// Two sign-ups begun while one is left; the first to finish takes it.
+		const first = new PasskeyClient(t.app);
+		const second = new PasskeyClient(t.app);
+		const a = pkce();
+		const begunA = await first.registerBegin({
+			email: "cap1@example.org",
+			request: req.slug,
+			challenge: a.challenge,
+		});
+		const begunB = await second.registerBegin({
+			email: "cap2@example.org",
+			request: req.slug,
+			challenge: pkce().challenge,
+		});
+		const finishA = await first.post("/api/passkeys/register/finish", {
+			session: begunA.session,
+			credential: first.authenticator.create(begunA.options).response,
+		});
+		assert.equal(finishA.statusCode, 200, finishA.body);
+		const before = await accountCount(t);
+		const finishB = await second.post("/api/passkeys/register/finish", {
+			session: begunB.session,
+			credential: second.authenticator.create(begunB.options).response,
+		});
+		assertCode(finishB, 403, "answer_signup_limit_reached");
+		assert.equal(finishB.json().limit, 1);
+		assert.equal(await accountCount(t), before, "no account made past the cap");
+		// The probe and a new begin say so; the record counts it.
+		const p = (
+			await t.app.inject({ method: "GET", url: `/api/public/requests/${req.slug}`, remoteAddress: nextIp() })
+		).json();
+		assert.deepEqual(
+			{ signup: p.answerSignup, usedUp: p.answerSignupsUsedUp },
+			{ signup: false, usedUp: true },
+		);
+		assertCode(
+			await new PasskeyClient(t.app).post("/api/passkeys/register/begin", {
+				email: "cap3@example.org",
+				request: req.slug,
+			}),
+			403,
+			"answer_signup_limit_reached",
+		);
+		const counted = await t.app.inject({
+			method: "GET",
+			url: `${REQUESTS}/${req.id}`,
+			headers: requester.headers,
+		});
+		assert.equal(counted.json().answerSignups, 1);
+		// Raised by the requester: one more is admitted.
+		const raised = await t.app.inject({
+			method: "PATCH",
+			url: `${REQUESTS}/${req.id}`,
+			headers: requester.headers,
+			payload: { answerSignupLimit: 2 },
+		});
+		assert.equal(raised.statusCode, 200, raised.body);
+		await new PasskeyClient(t.app).signup("cap4@example.org", { request: req.slug });
+		const p2 = (
+			await t.app.inject({ method: "GET", url: `/api/public/requests/${req.slug}`, remoteAddress: nextIp() })
+		).json();
+		assert.deepEqual(
+			{ signup: p2.answerSignup, usedUp: p2.answerSignupsUsedUp },
+			{ signup: false, usedUp: true },
+		);
+	});
+
 	test("at most RATELIMIT_ANSWER_SIGNUPS begun per hour from one IP", async () => {
 		const req = await makeRequest(t, requester, { allowAnswerSignup: true });
 		const client = new PasskeyClient(t.app);

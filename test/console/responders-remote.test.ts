@@ -28,12 +28,14 @@ import { startDns, type TestDns } from "../helpers/dns.ts";
 import { buildAccount } from "../helpers/factories.ts";
 import { type ServerProcess, startServer as startProcess } from "../helpers/process.ts";
 
-import { axeAll, json } from "./responders-helpers.ts";
+import { axeAll, axeHere, json, WALKS } from "./responders-helpers.ts";
 
 const ITEMS = [
 	{ key: "full_name", label: "Full name", type: "text", required: true },
 	{ key: "email", label: "Email", type: "email", required: false },
+	{ key: "lease", label: "Lease", type: "file", required: false },
 ];
+const LEASE = "Lease of flat 3, kept on resp.test.\n";
 
 describe("a responder without an account here", { timeout: 600_000 }, () => {
 	let browser: Browser;
@@ -82,6 +84,18 @@ describe("a responder without an account here", { timeout: 600_000 }, () => {
 				method: "POST",
 				headers: { authorization: `Bearer ${respToken}`, "content-type": "application/json" },
 				body: JSON.stringify({ key: "full_name", name: "Full name", value: "Rita Remote" }),
+			}),
+		);
+		// And a file there, which the answer gives and the requester opens through the grant.
+		const form = new FormData();
+		form.append("key", "lease");
+		form.append("name", "Lease");
+		form.append("file", new Blob([Buffer.from(LEASE)], { type: "text/plain" }), "lease.txt");
+		await json(
+			fetch(`${respOrigin}/api/collections/records/records`, {
+				method: "POST",
+				headers: { authorization: `Bearer ${respToken}` },
+				body: form,
 			}),
 		);
 		// The requester on req.test asks; sign-ups for answering are not allowed on this request.
@@ -134,6 +148,8 @@ describe("a responder without an account here", { timeout: 600_000 }, () => {
 		const entry = page.getByLabel(/My entry “Full name”: Rita Remote/);
 		assert.equal(await entry.isChecked(), true);
 		await page.getByLabel("Email").fill("rita@example.org");
+		// The file item offers the vault's file under the same key, chosen.
+		assert.match(await page.getByLabel("Lease", { exact: true }).inputValue(), /.+/);
 		await screenshot(page, "answer-remote-form");
 		await page.getByRole("button", { name: "Share my answer" }).click();
 		await page.getByRole("heading", { name: "Your answer is shared" }).waitFor();
@@ -151,7 +167,7 @@ describe("a responder without an account here", { timeout: 600_000 }, () => {
 			[["Answer: Tenant application (req.test)", "active"]],
 		);
 		const got = await json<{
-			items: { remote: boolean; server: string; values: { key: string; value: string }[] }[];
+			items: { remote: boolean; server: string; values: { key: string; value: string | null }[] }[];
 		}>(apiCall(req, requesterToken, "GET", `/api/requests/${request.id}/links`));
 		assert.deepEqual(
 			got.items.map((i) => ({
@@ -166,6 +182,7 @@ describe("a responder without an account here", { timeout: 600_000 }, () => {
 					values: [
 						["full_name", "Rita Remote"],
 						["email", "rita@example.org"],
+						["lease", null],
 					],
 				},
 			],
@@ -187,12 +204,92 @@ describe("a responder without an account here", { timeout: 600_000 }, () => {
 		const csv = fs.readFileSync(String(await download.path()), "utf8");
 		assert.match(
 			csv,
-			/^\uFEFFresponseId,status,server,identity,identifier,senderName,created,updated,full_name,email\r\n/,
+			/^\uFEFFresponseId,status,server,identity,identifier,senderName,created,updated,full_name,email,lease\r\n/,
 		);
-		assert.match(csv, /,active,resp\.test,.*,Rita Remote,rita@example\.org\r\n$/);
+		assert.match(csv, /,active,resp\.test,.*,Rita Remote,rita@example\.org,lease\.txt\r\n$/);
+
+		// The file stayed on resp.test: the requester opens it through the grant, from resp.test.
+		const open = detail.getByRole("button", { name: "Open lease.txt" });
+		assert.match(String(await open.locator("xpath=..").textContent()), /kept on resp\.test/);
+		await screenshot(detail, "request-answers-remote-file");
+		const [file] = await Promise.all([detail.waitForEvent("download"), open.click()]);
+		assert.equal(file.suggestedFilename(), "lease.txt");
+		assert.equal(new URL(file.url()).origin, respOrigin, "downloaded from the responder's server");
+		assert.equal(fs.readFileSync(String(await file.path()), "utf8"), LEASE);
+		assert.deepEqual(owner.unexpectedErrors(), []);
 		await device.close();
 		await owner.close();
 	});
+
+	// The same way, walked in each language at each width, each step axe-clean and pictured.
+	const WORDS = {
+		en: {
+			own: "Your server's address",
+			go: "Continue on my server",
+			share: "Share my answer",
+			done: "Your answer is shared",
+		},
+		de: {
+			own: "Adresse Ihres Servers",
+			go: "Auf meinem Server weiter",
+			share: "Antwort teilen",
+			done: "Ihre Antwort ist geteilt",
+		},
+	};
+	for (const { lang, size, viewport } of WALKS) {
+		test(`answers from their own server, step by step (${lang}, ${size})`, async () => {
+			const w = WORDS[lang];
+			const label = `Bewerbung ${lang} ${size}`;
+			const asked = await json<{ id: string; slug: string }>(
+				apiCall(req, requesterToken, "POST", "/api/collections/requests/records", { label, items: ITEMS }),
+			);
+			const device = await Device.create(browser, {
+				locale: lang === "de" ? "de-DE" : "en-US",
+				viewport,
+				bypassCSP: true,
+			});
+			await device.context.addInitScript({
+				content: `localStorage.setItem("svc.lang", ${JSON.stringify(lang)}); if (location.port === ${JSON.stringify(new URL(respOrigin).port)}) sessionStorage.setItem("svc.session", ${JSON.stringify(respToken)});`,
+			});
+			const page = await device.open(`${req.api}/app/answer/${asked.slug}`);
+			await screenReady(page, label);
+			await axeHere(page, `signed out ${lang} ${size}`);
+			await screenshot(page, `answer-walk-remote-1-signed-out-${lang}`);
+			await page.getByLabel(w.own).fill(respOrigin);
+			await page.getByRole("button", { name: w.go }).click();
+			await page.waitForURL(`${respOrigin}/app/answer/remote?**`);
+			await screenReady(page, label);
+			await axeHere(page, `remote form ${lang} ${size}`);
+			await screenshot(page, `answer-walk-remote-2-form-${lang}`);
+			await page.getByRole("button", { name: w.share }).click();
+			await page.getByRole("heading", { name: w.done }).waitFor();
+			await axeHere(page, `done ${lang} ${size}`);
+			await screenshot(page, `answer-walk-remote-3-done-${lang}`);
+			assert.deepEqual(device.unexpectedErrors(), []);
+			await device.close();
+			// Kept on resp.test, read here through the grant: the name and the file.
+			const got = await json<{
+				items: {
+					remote: boolean;
+					values: { key: string; value: string | null; file: { name: string } | null }[];
+				}[];
+			}>(apiCall(req, requesterToken, "GET", `/api/requests/${asked.id}/links`));
+			assert.deepEqual(
+				got.items.map((i) => [i.remote, i.values.map((v) => [v.key, v.value ?? v.file?.name])]),
+				[
+					[
+						true,
+						[
+							["full_name", "Rita Remote"],
+							// Offered by key: the email the first answer kept in the vault.
+							["email", "rita@example.org"],
+							["lease", "lease.txt"],
+						],
+					],
+				],
+			);
+		});
+	}
 
 	test("axe: the answer page signed out", async () => {
 		await axeAll(browser, `${req.api}/app/answer/${request.slug}`, "answer-signed-out-elsewhere");

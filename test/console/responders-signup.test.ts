@@ -19,7 +19,7 @@ import {
 } from "../helpers/browser.ts";
 import { buildAccount } from "../helpers/factories.ts";
 
-import { axeAll, json } from "./responders-helpers.ts";
+import { axeAll, axeHere, json, WALKS } from "./responders-helpers.ts";
 
 describe("an answer-only account made to answer", { timeout: 600_000 }, () => {
 	let browser: Browser;
@@ -84,6 +84,144 @@ describe("an answer-only account made to answer", { timeout: 600_000 }, () => {
 		for (const hidden of ["API-Schlüssel", "Anfragen", "Vorlagen", "Identitäten"])
 			assert.doesNotMatch(nav, new RegExp(hidden));
 		await device.close();
+	});
+
+	// The same way, walked in each language at each width, each step axe-clean and pictured.
+	const WORDS = {
+		en: {
+			email: "Your email address",
+			name: "Your name (optional)",
+			create: "Create the account and answer",
+			share: "Share my answer",
+			done: /Your answer is shared/,
+		},
+		de: {
+			email: "Ihre E-Mail-Adresse",
+			name: "Ihr Name (optional)",
+			create: "Konto anlegen und antworten",
+			share: "Antwort teilen",
+			done: /Ihre Antwort ist geteilt/,
+		},
+	};
+	for (const { lang, size, viewport } of WALKS) {
+		test(`creates an account here and answers, step by step (${lang}, ${size})`, async () => {
+			const w = WORDS[lang];
+			const label = `Bewerbung ${lang} ${size}`;
+			const asked = await json<{ id: string; slug: string }>(
+				apiCall(server, requesterToken, "POST", "/api/collections/requests/records", {
+					label,
+					items: [{ key: "full_name", label: "Vollständiger Name", type: "text", required: true }],
+					allowAnswerSignup: true,
+				}),
+			);
+			const device = await Device.create(browser, {
+				locale: lang === "de" ? "de-DE" : "en-US",
+				viewport,
+				bypassCSP: true,
+			});
+			await device.context.addInitScript({
+				content: `localStorage.setItem("svc.lang", ${JSON.stringify(lang)});`,
+			});
+			const page = await device.open(`${server.origin}/app/answer/${asked.slug}`);
+			await screenReady(page, label);
+			await axeHere(page, `signed out ${lang} ${size}`);
+			await screenshot(page, `answer-walk-signup-1-signed-out-${lang}`);
+			await page.getByLabel(w.email).fill(`walk-${lang}-${size}@example.org`);
+			await page.getByLabel(w.name).fill(`Walk ${lang}`);
+			await page.getByRole("button", { name: w.create }).click();
+			await page.getByLabel("Vollständiger Name").waitFor();
+			await axeHere(page, `answer form ${lang} ${size}`);
+			await screenshot(page, `answer-walk-signup-2-form-${lang}`);
+			await page.getByLabel("Vollständiger Name").fill(`Walker ${lang} ${size}`);
+			await page.getByRole("button", { name: w.share }).click();
+			await page.getByRole("heading", { level: 2, name: w.done }).waitFor();
+			await axeHere(page, `done ${lang} ${size}`);
+			await screenshot(page, `answer-walk-signup-3-done-${lang}`);
+			assert.equal(await device.passkeyCount(), 1);
+			assert.deepEqual(device.unexpectedErrors(), []);
+			await device.close();
+			const got = await json<{ items: { values: { key: string; value: string }[] }[] }>(
+				apiCall(server, requesterToken, "GET", `/api/requests/${asked.id}/links`),
+			);
+			assert.deepEqual(
+				got.items.map((i) => i.values.map((v) => [v.key, v.value])),
+				[[["full_name", `Walker ${lang} ${size}`]]],
+			);
+		});
+	}
+
+	test("the requester switches sign-ups off and on and sets the cap on the request's screen (en 1280, de 390)", async () => {
+		const record = () =>
+			json<{ allowAnswerSignup: boolean; answerSignupLimit: number; answerSignups: number }>(
+				apiCall(server, requesterToken, "GET", `/api/collections/requests/records/${request.id}`),
+			);
+		const owner = await Device.create(browser, { viewport: DESKTOP });
+		await owner.context.addInitScript({
+			content: `sessionStorage.setItem("svc.session", ${JSON.stringify(requesterToken)}); localStorage.setItem("svc.lang", "en");`,
+		});
+		const page = await owner.open(`${server.origin}/app/requests/${request.id}`);
+		await screenReady(page, "Mietbewerbung");
+		const section = page.getByRole("region", { name: "Accounts for responders" });
+		const text = () => section.textContent().then(String);
+		assert.match(await text(), /anyone holding the link can create accounts on this server/);
+		assert.match(await text(), /On: responders without an account may create one here to answer\./);
+		assert.match(await text(), /1 of at most 20 accounts made through this link\./);
+		await screenshot(page, "request-signups-on");
+
+		await section.getByLabel("Let responders without an account create one here to answer").uncheck();
+		await section.getByLabel("At most this many accounts through this link").fill("0");
+		await section.getByRole("button", { name: "Save sign-up settings" }).click();
+		await section.getByText("Enter a whole number from 1 to 1,000.").waitFor();
+		assert.equal((await record()).allowAnswerSignup, true, "nothing saved for a bad limit");
+		await section.getByLabel("At most this many accounts through this link").fill("5");
+		await section.getByRole("button", { name: "Save sign-up settings" }).click();
+		await section.getByText("Off: responders need an account here or on a server of their own.").waitFor();
+		assert.match(await text(), /1 of at most 5 accounts/);
+		assert.deepEqual(await record(), {
+			...(await record()),
+			allowAnswerSignup: false,
+			answerSignupLimit: 5,
+		});
+		await screenshot(page, "request-signups-off");
+		assert.deepEqual(owner.unexpectedErrors(), []);
+		await owner.close();
+
+		// On again, in German on a phone; a limit of 1 already used up is said on both sides.
+		const phone = await Device.create(browser, { locale: "de-DE", viewport: PHONE });
+		await phone.context.addInitScript({
+			content: `sessionStorage.setItem("svc.session", ${JSON.stringify(requesterToken)}); localStorage.setItem("svc.lang", "de");`,
+		});
+		const de = await phone.open(`${server.origin}/app/requests/${request.id}`);
+		await screenReady(de, "Mietbewerbung");
+		const konten = de.getByRole("region", { name: "Konten für Antwortende" });
+		await konten.getByLabel("Antwortenden ohne Konto erlauben, hier eines zum Antworten anzulegen").check();
+		await konten.getByLabel("Höchstens so viele Konten über diesen Link").fill("1");
+		await konten.getByRole("button", { name: "Registrierungseinstellungen speichern" }).click();
+		await konten.getByText(/Weitere sind erst möglich, wenn Sie die Grenze erhöhen\./).waitFor();
+		assert.match(
+			String(await konten.textContent()),
+			/An: Antwortende ohne Konto dürfen hier eines zum Antworten anlegen\./,
+		);
+		await screenshot(de, "request-signups-used-up-de");
+		assert.deepEqual(phone.unexpectedErrors(), []);
+		await phone.close();
+		assert.deepEqual([(await record()).allowAnswerSignup, (await record()).answerSignupLimit], [true, 1]);
+
+		// The answer page, signed out, says the link's accounts are used up instead of offering the form.
+		const visitor = await Device.create(browser, { viewport: DESKTOP });
+		const answer = await visitor.open(`${server.origin}/app/answer/${request.slug}`);
+		await screenReady(answer, "Mietbewerbung");
+		await answer
+			.getByText(/This request's link has already created as many accounts on .* as Vermieter.* allowed\./)
+			.waitFor();
+		assert.equal(await answer.getByLabel("Your email address").count(), 0, "no sign-up form");
+		await screenshot(answer, "answer-signed-out-signups-used-up");
+		await visitor.close();
+		await json(
+			apiCall(server, requesterToken, "PATCH", `/api/collections/requests/records/${request.id}`, {
+				answerSignupLimit: 20,
+			}),
+		);
 	});
 
 	test("the requester opens an answered file through the answer's share", async () => {

@@ -205,6 +205,8 @@ async function aRequest(store: Store, now: number): Promise<string> {
 			expires_at: null,
 			callback_url: "https://hooks.example/in",
 			allow_answer_signup: 0,
+			answer_signup_limit: 20,
+			answer_signups: 0,
 			created: now,
 			updated: now,
 		})

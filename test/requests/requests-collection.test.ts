@@ -89,6 +89,8 @@ describe("requests: create, read, change, delete", () => {
 				expiresAt: "2030-02-01T00:00:00.000Z",
 				callbackUrl: "https://hooks.example.org/svc?x=1",
 				allowAnswerSignup: false,
+				answerSignupLimit: 20,
+				answerSignups: 0,
 				created: new Date(clock.now()).toISOString(),
 				updated: new Date(clock.now()).toISOString(),
 			},
@@ -484,6 +486,7 @@ describe("requests: status and the public probe", () => {
 			allowExtraFields: true,
 			identityScope: "any",
 			answerSignup: false,
+			answerSignupsUsedUp: false,
 			template: [item("name", { required: true })],
 			requester: { name: workspace.name, domain: t.app.config.domain },
 			server: {

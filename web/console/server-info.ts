@@ -6,6 +6,8 @@ export interface ServerInfo {
 	signups: boolean;
 	/** ALLOW_ATTESTATIONS: off by default. */
 	attestations: boolean;
+	/** ALLOW_ANSWER_SIGNUPS: on by default; off, no request admits an answer-only sign-up. */
+	answerSignups: boolean;
 }
 
 export function serverInfo(): ServerInfo {
@@ -14,5 +16,6 @@ export function serverInfo(): ServerInfo {
 		domain: data.domain ?? location.hostname,
 		signups: data.signups === "true",
 		attestations: data.attestations === "true",
+		answerSignups: data.answerSignups !== "false",
 	};
 }

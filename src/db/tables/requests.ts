@@ -24,6 +24,10 @@ export interface RequestTable {
 	callback_url: string | null;
 	/** 1: a responder without an account may sign up here to answer (answer-only account). */
 	allow_answer_signup: number;
+	/** At most this many answer-only accounts may be created through this request (1 to 1000). */
+	answer_signup_limit: number;
+	/** Answer-only accounts created through this request so far (taken by a conditional update). */
+	answer_signups: number;
 	created: number;
 	updated: number;
 }

@@ -4,7 +4,7 @@ import { Type } from "typebox";
 import { type AccountCaller, optionalCaller, requireAccount, requireScope } from "../../http/auth.ts";
 import { errors } from "../../http/schemas.ts";
 import { contentDisposition } from "../../lib/sniff.ts";
-import { createRemoteReader } from "../grants/service.ts";
+import { answerFile, createRemoteReader } from "../grants/service.ts";
 import { requestLinks } from "./collected.ts";
 import { answersCsv } from "./export.ts";
 import { onWorkspaceDeleted, registerAnswerHooks, sweepExpiredAnswers } from "./grant-events.ts";
@@ -216,6 +216,56 @@ export const answerRoutes: FastifyPluginAsyncTypebox = async (app) => {
 				.header("cache-control", "no-store")
 				.header("content-disposition", contentDisposition("attachment", `${label} answers.csv`))
 				.send(csv);
+		},
+	);
+	app.post(
+		"/api/requests/:id/links/:responseId/files/:key",
+		{
+			onRequest: requireAccount,
+			config: { rateLimit: app.limits.download },
+			schema: {
+				tags: ["requests"],
+				summary: "Open a file an answer gives: a one-time address for the requester's browser",
+				description:
+					"Needs `request:read`. The file the answer `responseId` gives under the template key `key`, as `url`: an address on the server keeping the answer where the browser downloads it once, within ten minutes, through the answer's share like any shared file (its gates, and a stamped copy naming who it was sent to on a watermarked share). An answer kept here: `url` is a path on this server. A remote answer: this server asks the responder's server (`POST /api/grants/files` with the grant's id and token, through its DNS pin, `PEER_OVERRIDES` in development) and `url` is on that server's pinned address; the bytes never pass through this server. No view of the share is taken; the responder's read log shows a `file` read with view 0. 404 `not_found` (no such answer of this request), `link_paused`, `link_revoked`, `link_expired` (the answer not active; a grant the responder's server no longer knows reads as revoked), `record_not_found` (no file under `key`); 502 `remote_unreachable` when the responder's server cannot be asked.",
+				security: [{ ApiKey: [] }, { Session: [] }],
+				params: Type.Object({
+					id: Type.String({ minLength: 1, maxLength: 128 }),
+					responseId: Type.String({ minLength: 1, maxLength: 128 }),
+					key: Type.String({ minLength: 1, maxLength: 64 }),
+				}),
+				response: {
+					200: Type.Object({
+						url: Type.String({ description: "Download once, within ten minutes, with GET." }),
+						name: Type.String(),
+						type: Type.String(),
+						size: Type.Integer(),
+					}),
+					...errors(401, 403, 404, 429, 502),
+				},
+			},
+		},
+		async (request, reply) => {
+			const caller = request.caller as AccountCaller;
+			requireScope(caller, "request:read");
+			reply.header("cache-control", "no-store");
+			const { id, responseId, key } = request.params;
+			return answerFile(
+				{
+					db,
+					peer: {
+						dnsServers: app.config.dnsServers,
+						peerOverrides: app.config.peerOverrides,
+						now: app.clock.now(),
+					},
+					origin: "",
+					now: app.clock.now(),
+				},
+				caller.workspaceId,
+				id,
+				responseId,
+				key,
+			);
 		},
 	);
 };

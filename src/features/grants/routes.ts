@@ -12,6 +12,7 @@ import { TemplateItem } from "../vault/templates/service.ts";
 import { acceptRemoteAnswer } from "./accept.ts";
 import { acceptEventBatch, CLOCK_SKEW_S } from "./events-in.ts";
 import { MAX_EVENTS_PER_BATCH, onWorkspaceDeleted, registerPeerEventHooks } from "./events-out.ts";
+import { grantFile } from "./files.ts";
 import { probeRemoteRequest, relayAnswer } from "./relay.ts";
 import { resolveGrants } from "./resolve.ts";
 
@@ -312,5 +313,38 @@ export const grantRoutes: FastifyPluginAsyncTypebox = async (app) => {
 		},
 		async (request) =>
 			acceptEventBatch({ db, domain: app.config.domain, peer: peer(), now: app.clock.now() }, request.body),
+	);
+	app.post(
+		"/api/grants/files",
+		{
+			config: { rateLimit: app.limits.grantRead, secret: true },
+			schema: {
+				tags: ["grants"],
+				summary: "A one-time download of a file a grant answers (called by the server holding the grant)",
+				description:
+					"The grant's holder (the requester's server of a remote answer) presents the grant's `id` and `token` and the `key` the file answers. The grant is checked as the bulk read checks it: a wrong token, an unknown grant and one never handed out with a token are the same 404 `not_found`. A grant not active is 404 `link_paused`, `link_revoked` or `link_expired`; a key that names no file the share still grants, 404 `record_not_found`. The answer names the share's `slug`, the `recordId` and a `downloadToken` for `GET /api/public/links/{slug}/files/{recordId}?dl=`: single use, ten minutes, served by that route with its gates (a stamped copy on a watermarked share, naming the grant's holder). No view is taken; the read log records the download as a `file` read with view 0.",
+				body: Type.Object(
+					{
+						id: Type.String({ minLength: 1, maxLength: 64 }),
+						token: Type.String({ minLength: 1, maxLength: 128 }),
+						key: Type.String({ minLength: 1, maxLength: 64 }),
+					},
+					{ additionalProperties: false },
+				),
+				response: {
+					200: Type.Object({
+						slug: Type.String(),
+						recordId: Type.String(),
+						downloadToken: Type.String({ description: "Single use, within ten minutes." }),
+						file: Type.Object({ name: Type.String(), type: Type.String(), size: Type.Integer() }),
+					}),
+					...errors(400, 404, 429),
+				},
+			},
+		},
+		async (request, reply) => {
+			reply.header("cache-control", "no-store");
+			return grantFile(db, request.body, app.clock.now());
+		},
 	);
 };

@@ -5,6 +5,7 @@ import type { Database } from "../../db/schema.ts";
 import * as store from "./store.ts";
 
 export { drainPeerEvents, type PeerEventDeps } from "./events-out.ts";
+export { answerFile } from "./files.ts";
 export { createRemoteReader } from "./remote-cache.ts";
 export { grantStands } from "./resolve.ts";
 

@@ -33,6 +33,10 @@ function grantRows(db: Db) {
 			"links.max_views",
 			"links.view_count",
 			"links.sign_in_client",
+			"links.slug",
+			"links.stamp",
+			"links.purpose",
+			"grant_tokens.peer",
 		]);
 }
 

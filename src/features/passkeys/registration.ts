@@ -13,7 +13,7 @@ import { AppError } from "../../http/errors.ts";
 import { newId, randomToken, sha256Hex } from "../../lib/crypto.ts";
 import { accountByEmail, accountById, createAccount, lockAccount } from "../accounts/service.ts";
 import { acceptIn, liveInvitation } from "../invitations/service.ts";
-import { answerSignupRequest, stillAdmitsAnswerSignup } from "../requests/service.ts";
+import { answerSignupRequest, takeAnswerSignup } from "../requests/service.ts";
 import { checkClientData, checkEmail, checkName, checkPkceChallenge } from "./checks.ts";
 import { mintCode, type PasskeyContext } from "./context.ts";
 import { parseTransports } from "./login.ts";
@@ -194,15 +194,9 @@ export async function finishRegistration(
 			}
 			if (ceremony.email) {
 				if (await accountByEmail(trx, ceremony.email)) throw emailTaken();
-				// An answer-only sign-up stands only while its request still admits one.
-				if (
-					ceremony.answer_request &&
-					!(await stillAdmitsAnswerSignup(trx, ceremony.answer_request, ctx.allowAnswerSignups, ctx.now))
-				) {
-					throw new AppError(
-						"answer_signup_not_allowed",
-						"The request no longer admits an answer-only sign-up",
-					);
+				// An answer-only sign-up stands only while its request still admits one, and takes one of its cap.
+				if (ceremony.answer_request) {
+					await takeAnswerSignup(trx, ceremony.answer_request, ctx.allowAnswerSignups, ctx.now);
 				}
 				await createAccount(
 					trx,

@@ -54,6 +54,14 @@ export const Request = Type.Object(
 			description:
 				"A responder without an account may create an answer-only account here to answer (a passkey sign-up, even with sign-ups off, unless the operator forbids it with `ALLOW_ANSWER_SIGNUPS=false`). Default false.",
 		}),
+		answerSignupLimit: Type.Integer({
+			description:
+				"At most this many answer-only accounts may be created through this request's answer link (1 to 1000, default 20); past it a sign-up is refused with 403 `answer_signup_limit_reached`.",
+		}),
+		answerSignups: Type.Integer({
+			description:
+				"Answer-only accounts created through this request so far (read-only; an account deleted later still counts).",
+		}),
 		created: Timestamp("Creation time."),
 		updated: Timestamp("Time of the last change."),
 	},
@@ -89,6 +97,12 @@ const writable = {
 	),
 	identity: Nullable(Type.String({ maxLength: 64 }), "An identity of this workspace, or null."),
 	allowAnswerSignup: Type.Boolean({ description: "Default false." }),
+	answerSignupLimit: Type.Integer({
+		minimum: 1,
+		maximum: 1000,
+		description:
+			"Default 20. Lowering it below `answerSignups` admits no further sign-up; the accounts made stay.",
+	}),
 };
 
 const optional = Object.fromEntries(Object.entries(writable).map(([k, v]) => [k, Type.Optional(v)])) as {

@@ -20,7 +20,11 @@ const Probe = Type.Object({
 	}),
 	answerSignup: Type.Boolean({
 		description:
-			"A responder without an account may sign up here to answer (answer-only): the request allows it, it is open, and the operator has not forbidden it.",
+			"A responder without an account may sign up here to answer (answer-only): the request allows it, it is open, it has sign-ups left (`answerSignupLimit`), and the operator has not forbidden it.",
+	}),
+	answerSignupsUsedUp: Type.Boolean({
+		description:
+			"The request allows answer-only sign-ups, but its answer link has created as many accounts as its requester allowed (`answerSignupLimit`): a sign-up is refused with 403 `answer_signup_limit_reached`.",
 	}),
 	template: Type.Array(TemplateItem, { description: "What the request asks for." }),
 	requester: Sharer,

@@ -44,7 +44,12 @@ export interface RequestInput {
 	callbackUrl?: string | null;
 	identity?: string | null;
 	allowAnswerSignup?: boolean;
+	answerSignupLimit?: number;
 }
+
+/** Answer-only accounts one request may create by default, and at most (docs/api.md "Answer-only sign-ups"). */
+export const ANSWER_SIGNUP_LIMIT_DEFAULT = 20;
+export const ANSWER_SIGNUP_LIMIT_MAX = 1000;
 
 export interface SaveContext {
 	db: Kysely<Database>;
@@ -95,6 +100,13 @@ async function columns(ctx: SaveContext, input: RequestInput): Promise<Partial<R
 		out.callback_url = input.callbackUrl === null ? null : await checkCallbackUrl(input.callbackUrl, policy);
 	}
 	if (input.allowAnswerSignup !== undefined) out.allow_answer_signup = input.allowAnswerSignup ? 1 : 0;
+	if (input.answerSignupLimit !== undefined) {
+		const n = input.answerSignupLimit;
+		if (!Number.isInteger(n) || n < 1 || n > ANSWER_SIGNUP_LIMIT_MAX) {
+			throw invalidField("answerSignupLimit", `must be a whole number from 1 to ${ANSWER_SIGNUP_LIMIT_MAX}`);
+		}
+		out.answer_signup_limit = n;
+	}
 	if (input.identity !== undefined) {
 		if (input.identity !== null) await checkIdentityOwnership(db, caller, input.identity);
 		out.identity = input.identity;
@@ -126,6 +138,8 @@ export async function createRequest(ctx: SaveContext, input: RequestInput): Prom
 		expires_at: set.expires_at ?? null,
 		callback_url: set.callback_url ?? null,
 		allow_answer_signup: set.allow_answer_signup ?? 0,
+		answer_signup_limit: set.answer_signup_limit ?? ANSWER_SIGNUP_LIMIT_DEFAULT,
+		answer_signups: 0,
 		created: ctx.now,
 		updated: ctx.now,
 	});
@@ -156,6 +170,8 @@ export function requestRecord(row: RequestTable, now: number) {
 		expiresAt: isoOrNull(row.expires_at),
 		callbackUrl: row.callback_url,
 		allowAnswerSignup: row.allow_answer_signup === 1,
+		answerSignupLimit: row.answer_signup_limit,
+		answerSignups: row.answer_signups,
 		created: iso(row.created),
 		updated: iso(row.updated),
 	};
@@ -180,7 +196,13 @@ export async function probeRequest(
 		requireHandshake: row.require_handshake === 1,
 		allowExtraFields: row.allow_extra_fields === 1,
 		identityScope: row.identity_scope,
-		answerSignup: allowAnswerSignups && row.allow_answer_signup === 1 && status === "open",
+		answerSignup:
+			allowAnswerSignups &&
+			row.allow_answer_signup === 1 &&
+			status === "open" &&
+			row.answer_signups < row.answer_signup_limit,
+		answerSignupsUsedUp:
+			allowAnswerSignups && row.allow_answer_signup === 1 && row.answer_signups >= row.answer_signup_limit,
 		template: JSON.parse(row.items) as TemplateItem[],
 		requester: sharerOf(
 			{
@@ -234,23 +256,44 @@ export async function answerSignupRequest(
 	if (request.allow_answer_signup !== 1 || effectiveStatus(request, now) !== "open") {
 		throw new AppError("answer_signup_not_allowed");
 	}
+	if (request.answer_signups >= request.answer_signup_limit) throw limitReached(request.answer_signup_limit);
 	return request.id;
 }
 
-/** At the sign-up's finish, in its transaction: the request (by id) still admits it. */
-export async function stillAdmitsAnswerSignup(
-	db: Db,
-	id: string,
-	allowed: boolean,
-	now: number,
-): Promise<boolean> {
-	if (!allowed) return false;
+const limitReached = (limit: number) =>
+	new AppError(
+		"answer_signup_limit_reached",
+		`This request's answer link has created the ${limit} accounts its requester allowed`,
+		{ extra: { limit } },
+	);
+
+/**
+ * At the sign-up's finish, in its transaction: takes one of the request's answer-only sign-ups in
+ * one conditional update (the request still allows them, is open, and has one left), so two
+ * finishes on two server processes cannot both take the last. Refused `answer_signup_not_allowed`
+ * or `answer_signup_limit_reached`; the transaction's rollback gives the sign-up back.
+ */
+export async function takeAnswerSignup(db: Db, id: string, allowed: boolean, now: number): Promise<void> {
+	if (!allowed) throw new AppError("answer_signup_not_allowed", "The operator forbids answer-only sign-ups");
+	const taken = await db
+		.updateTable("requests")
+		.set((eb) => ({ answer_signups: eb("answer_signups", "+", 1) }))
+		.where("id", "=", id)
+		.where("allow_answer_signup", "=", 1)
+		.where("status", "=", "open")
+		.where((eb) => eb.or([eb("expires_at", "is", null), eb("expires_at", ">", now)]))
+		.whereRef("answer_signups", "<", "answer_signup_limit")
+		.executeTakeFirst();
+	if (Number(taken.numUpdatedRows) === 1) return;
 	const row = await db
 		.selectFrom("requests")
-		.select(["status", "expires_at", "allow_answer_signup"])
+		.select(["status", "expires_at", "allow_answer_signup", "answer_signups", "answer_signup_limit"])
 		.where("id", "=", id)
 		.executeTakeFirst();
-	return row !== undefined && row.allow_answer_signup === 1 && effectiveStatus(row, now) === "open";
+	if (row && row.allow_answer_signup === 1 && effectiveStatus(row, now) === "open") {
+		throw limitReached(row.answer_signup_limit);
+	}
+	throw new AppError("answer_signup_not_allowed", "The request no longer admits an answer-only sign-up");
 }
 
 /** One request's answer-only sign-ups, for the operator (`svc admin answer-signups`). */
@@ -260,6 +303,8 @@ export interface AnswerSignupCount {
 	workspace: string;
 	allowed: boolean;
 	total: number;
+	/** The request's `answerSignupLimit`. */
+	limit: number;
 	lastDay: number;
 }
 
@@ -272,6 +317,7 @@ export async function answerSignupCounts(db: Db, now: number): Promise<AnswerSig
 		workspace: r.workspace_name,
 		allowed: r.allow_answer_signup === 1,
 		total: Number(r.total),
+		limit: Number(r.answer_signup_limit),
 		lastDay: Number(r.last_day ?? 0),
 	}));
 }

@@ -56,13 +56,20 @@ export function answerSignupCounts(db: Db, since: number) {
 			"requests.id",
 			"requests.label",
 			"requests.allow_answer_signup",
+			"requests.answer_signup_limit",
 			"workspaces.name as workspace_name",
 			eb.fn.count<number | string>("accounts.id").as("total"),
 			eb.fn
 				.sum<number | string | null>(eb.case().when("accounts.signup_at", ">=", since).then(1).else(0).end())
 				.as("last_day"),
 		])
-		.groupBy(["requests.id", "requests.label", "requests.allow_answer_signup", "workspaces.name"])
+		.groupBy([
+			"requests.id",
+			"requests.label",
+			"requests.allow_answer_signup",
+			"requests.answer_signup_limit",
+			"workspaces.name",
+		])
 		.having((eb) =>
 			eb.or([eb("requests.allow_answer_signup", "=", 1), eb(eb.fn.count("accounts.id"), ">", 0)]),
 		)

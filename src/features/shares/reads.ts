@@ -27,7 +27,7 @@ export const LinkRead = Type.Object(
 		),
 		view: Type.Integer({
 			description:
-				"The view the read took; for `file`, `archive`, `csv`, `vcard` and `ical`, the view whose token it spent.",
+				"The view the read took; for `file`, `archive`, `csv`, `vcard` and `ical`, the view whose token it spent; 0 for a file read through a grant (a request's answer opened by its requester), which takes no view.",
 		}),
 		record: Nullable(Type.String(), "The file read (`file` reads); null otherwise."),
 		readerFingerprint: Nullable(

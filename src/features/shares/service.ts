@@ -39,7 +39,14 @@ export { changeLinkStatus, createLink, expireLinks, isWatermarked } from "./life
 export { findBySlug, resolveLink } from "./public.ts";
 export type { PublicLinkRow } from "./public-queries.ts";
 export { resolvesAnyOf } from "./store.ts";
-export { FORMAT_TOKEN_TTL_MS, logTokenRead, mintFormatTokens, openFormat, type TokenRead } from "./tokens.ts";
+export {
+	FORMAT_TOKEN_TTL_MS,
+	logTokenRead,
+	mintFormatTokens,
+	mintViewlessDownload,
+	openFormat,
+	type TokenRead,
+} from "./tokens.ts";
 
 type Db = Kysely<Database> | Transaction<Database>;
 

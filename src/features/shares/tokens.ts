@@ -2,14 +2,15 @@
 // a `downloadToken` per granted file and one `archiveToken`, and the share page's read one token
 // per data format it offers (docs/api.md "Share page and formats"), each carrying the view that
 // minted it; each is spent on first presentation, right or wrong (one conditional DELETE … RETURNING).
-import type { FormatTokenKind } from "../../db/schema.ts";
+import type { Kysely } from "kysely";
+import type { Database, FormatTokenKind } from "../../db/schema.ts";
 import { AppError } from "../../http/errors.ts";
 import { newId, randomToken, sha256Hex } from "../../lib/crypto.ts";
 import type { StoredFile } from "../vault/service.ts";
 import type { SharesContext } from "./context.ts";
 import { passGates } from "./gates.ts";
 import { grantedFiles, readGrants } from "./granted.ts";
-import type { PublicLinkRow } from "./public-queries.ts";
+import { type PublicLinkRow, publicQueries } from "./public-queries.ts";
 
 /** How long a `downloadToken` is good for (spec: single use; the lifetime is ours). */
 export const DOWNLOAD_TOKEN_TTL_MS = 10 * 60_000;
@@ -40,7 +41,7 @@ interface Minting {
 }
 
 async function mint(
-	ctx: SharesContext,
+	ctx: Pick<SharesContext, "db" | "q">,
 	m: Minting,
 	kind: keyof typeof TTL,
 	record: string | null,
@@ -189,4 +190,26 @@ export interface TokenRead {
 export async function logTokenRead(ctx: SharesContext, read: TokenRead, now: number): Promise<void> {
 	const { link: id, workspace, kind, view, record, reader } = read;
 	await ctx.q.insertRead(ctx.db, { readId: newId(), id, workspace, now, kind, view, record, reader });
+}
+
+/**
+ * A `downloadToken` for one file a share grants, minted for a reader that takes no view: a grant's
+ * holder (the requester of a remote answer, `POST /api/grants/files`) or the requester of an answer
+ * kept here. Its view is 0 (none taken); the file route then runs the fileToken reader's gates and
+ * stamps `line` on a watermarked share, as for any download. Undefined when the share does not
+ * grant `recordId` as a file now.
+ */
+export async function mintViewlessDownload(
+	db: Kysely<Database>,
+	link: { id: string; workspace: string },
+	recordId: string,
+	line: string | null,
+	now: number,
+): Promise<{ token: string; file: StoredFile } | undefined> {
+	const ctx = { db, q: publicQueries(db) };
+	const { records } = await readGrants(ctx, link);
+	const file = grantedFiles(records).find((f) => f.id === recordId);
+	if (!file) return undefined;
+	const token = await mint(ctx, { link: link.id, view: 0, line, reader: null, now }, "download", recordId);
+	return { token, file };
 }

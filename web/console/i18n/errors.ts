@@ -54,6 +54,8 @@ export const errorMessages = defineMessages({
 		signups_disabled: "Sign-ups are off on this server. Ask its operator for a one-time link.",
 		answer_signup_not_allowed:
 			"This request does not let you create an account here to answer. Answer from your own server, or ask the requester.",
+		answer_signup_limit_reached:
+			"This request's link has already created all the accounts its requester allowed. Answer from your own server, or ask the requester.",
 		connection_client_invalid: "The tool's address is not valid.",
 		connection_redirect_invalid: "The tool's return address is not on its own origin.",
 		connection_challenge_invalid: "The tool's security challenge is not valid.",
@@ -157,6 +159,8 @@ export const errorMessages = defineMessages({
 		passkey_last: "Das ist Ihr einziger Passkey: Fügen Sie zuerst einen weiteren hinzu.",
 		answer_signup_not_allowed:
 			"Diese Anfrage erlaubt nicht, hier ein Konto zum Antworten anzulegen. Antworten Sie von Ihrem eigenen Server, oder fragen Sie die anfragende Person.",
+		answer_signup_limit_reached:
+			"Über den Link dieser Anfrage wurden schon so viele Konten angelegt, wie die anfragende Person erlaubt hat. Antworten Sie von Ihrem eigenen Server, oder fragen Sie die anfragende Person.",
 		signups_disabled:
 			"Registrierungen sind auf diesem Server abgeschaltet. Bitten Sie den Betreiber um einen Einmal-Link.",
 		connection_client_invalid: "Die Adresse des Werkzeugs ist ungültig.",

@@ -2,10 +2,8 @@
 // each way on: from the responder's own server (handed over to its /app/answer/remote), an
 // answer-only account here when the request allows one, or signing in.
 import { useState } from "preact/hooks";
-import { ApiError } from "../../api.ts";
-import { loadMe, register } from "../../auth/passkey.ts";
-import { passkeyErrorText } from "../../auth/passkey-error.ts";
-import { useLocale, useT } from "../../i18n/index.ts";
+import { PasskeySignUpForm } from "../../auth/passkey-signup-form.tsx";
+import { useT } from "../../i18n/index.ts";
 import { Link } from "../../router.ts";
 import { Button, Notice, Page, TextField } from "../../ui/index.ts";
 import { messages } from "./messages.ts";
@@ -72,76 +70,27 @@ function OwnServer({ probe, slug }: { probe: Probe; slug: string }) {
 
 function AccountHere({ probe, slug }: { probe: Probe; slug: string }) {
 	const t = useT(waysMessages);
-	const lang = useLocale();
-	const [email, setEmail] = useState("");
-	const [name, setName] = useState("");
-	const [emailError, setEmailError] = useState<string | null>(null);
-	const [error, setError] = useState<string | null>(null);
-	const [busy, setBusy] = useState(false);
 	const words = { name: probe.requester.name, domain: probe.server.domain };
-
-	async function submit(event: Event) {
-		event.preventDefault();
-		if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email.trim())) return setEmailError(t("emailInvalid"));
-		setEmailError(null);
-		setError(null);
-		setBusy(true);
-		try {
-			await register({
-				email: email.trim(),
-				...(name.trim() ? { name: name.trim() } : {}),
-				request: slug,
-				signIn: true,
-			});
-			// Signed in: the console shows this same address as the answer form.
-			await loadMe();
-		} catch (err) {
-			const text = passkeyErrorText(err, lang);
-			if (err instanceof ApiError && err.code === "passkey_email_invalid") setEmailError(text);
-			else setError(text);
-			setBusy(false);
-		}
-	}
-
 	return (
 		<section class="answer-way" aria-labelledby="answer-here">
 			<h2 id="answer-here">{t("hereHeading")}</h2>
 			{probe.answerSignup ? (
 				<>
 					<p>{t("hereText", words)}</p>
-					<form onSubmit={(e) => void submit(e)} noValidate>
-						<TextField
-							label={t("emailLabel")}
-							type="email"
-							autocomplete="email"
-							required
-							maxLength={320}
-							value={email}
-							onInput={setEmail}
-							error={emailError}
-						/>
-						<TextField
-							label={t("nameLabel")}
-							autocomplete="name"
-							maxLength={200}
-							value={name}
-							onInput={setName}
-						/>
-						<Button type="submit" variant="primary" busy={busy}>
-							{t("hereButton")}
-						</Button>
-					</form>
-					<p role="status" class="status-line">
-						{busy ? t("creating") : ""}
-					</p>
-					{error ? (
-						<div class="alert alert-error" role="alert">
-							<p>{error}</p>
-						</div>
-					) : null}
+					{/* Signed in, the console shows this same address as the answer form. */}
+					<PasskeySignUpForm
+						request={slug}
+						words={{
+							email: t("emailLabel"),
+							emailInvalid: t("emailInvalid"),
+							name: t("nameLabel"),
+							button: t("hereButton"),
+							busy: t("creating"),
+						}}
+					/>
 				</>
 			) : (
-				<p>{t("hereOff", words)}</p>
+				<p>{t(probe.answerSignupsUsedUp ? "hereUsedUp" : "hereOff", words)}</p>
 			)}
 		</section>
 	);

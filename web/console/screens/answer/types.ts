@@ -23,6 +23,8 @@ export interface Probe {
 	identityScope: "any" | "from_root";
 	/** A responder without an account may sign up here to answer (answer-only); absent on another server's probe. */
 	answerSignup?: boolean;
+	/** The request allows answer-only sign-ups but its link has made as many accounts as allowed. */
+	answerSignupsUsedUp?: boolean;
 	template: TemplateItem[];
 	requester: { name: string; domain: string; identity?: { id: string; fingerprint: string; name: string } };
 	server: { domain: string; fingerprint: string; origin: string };

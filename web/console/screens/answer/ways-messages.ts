@@ -24,6 +24,8 @@ export const waysMessages = defineMessages({
 			"{name} lets you create an account on {domain} for answering. It holds your vault and your answers, and you sign in with a passkey: no password. It cannot make shares of its own.",
 		hereOff:
 			"{name} has not allowed creating an account on {domain} for this request. Answer from your own server, or ask {name}.",
+		hereUsedUp:
+			"This request's link has already created as many accounts on {domain} as {name} allowed. Answer from your own server, or ask {name}.",
 		emailLabel: "Your email address",
 		emailInvalid: "Enter an email address such as you@example.org.",
 		nameLabel: "Your name (optional)",
@@ -64,6 +66,8 @@ export const waysMessages = defineMessages({
 			"{name} erlaubt Ihnen, auf {domain} ein Konto zum Antworten anzulegen. Es enthält Ihren Tresor und Ihre Antworten, und Sie melden sich mit einem Passkey an: ohne Passwort. Eigene Freigaben kann es nicht erstellen.",
 		hereOff:
 			"{name} hat für diese Anfrage nicht erlaubt, auf {domain} ein Konto anzulegen. Antworten Sie von Ihrem eigenen Server, oder fragen Sie {name}.",
+		hereUsedUp:
+			"Über den Link dieser Anfrage wurden auf {domain} schon so viele Konten angelegt, wie {name} erlaubt hat. Antworten Sie von Ihrem eigenen Server, oder fragen Sie {name}.",
 		emailLabel: "Ihre E-Mail-Adresse",
 		emailInvalid: "Geben Sie eine E-Mail-Adresse wie sie@example.org ein.",
 		nameLabel: "Ihr Name (optional)",

@@ -29,7 +29,7 @@ function fileSize(bytes: number, lang: Locale): string {
 	return new Intl.NumberFormat(lang, { style: "unit", unit, maximumFractionDigits: 1 }).format(value);
 }
 
-function ValueCell({ value, answer }: { value: AnswerValue; answer: Answer }) {
+function ValueCell({ value, answer, requestId }: { value: AnswerValue; answer: Answer; requestId: string }) {
 	const t = useT(messages);
 	const lang = useLocale();
 	const [busy, setBusy] = useState(false);
@@ -37,17 +37,6 @@ function ValueCell({ value, answer }: { value: AnswerValue; answer: Answer }) {
 	const file = value.file;
 	if (file) {
 		const size = <span class="meta">({fileSize(file.size, lang)})</span>;
-		// An answer kept here opens through its share; one kept elsewhere names its server.
-		if (!answer.slug || !value.recordId) {
-			return (
-				<span>
-					{file.name} {size}
-					{answer.remote ? (
-						<span class="meta"> · {t("fileRemote", { server: answer.server ?? "" })}</span>
-					) : null}
-				</span>
-			);
-		}
 		return (
 			<span>
 				<Button
@@ -57,7 +46,7 @@ function ValueCell({ value, answer }: { value: AnswerValue; answer: Answer }) {
 						setBusy(true);
 						setError(null);
 						try {
-							await openAnsweredFile(answer.slug, value.recordId, file.name);
+							await openAnsweredFile(requestId, answer.responseId, value.key, file.name);
 						} catch (err) {
 							setError(err);
 						} finally {
@@ -68,6 +57,9 @@ function ValueCell({ value, answer }: { value: AnswerValue; answer: Answer }) {
 					{t("openFile", { name: file.name })}
 				</Button>{" "}
 				{size}
+				{answer.remote ? (
+					<span class="meta"> · {t("fileRemote", { server: answer.server ?? "" })}</span>
+				) : null}
 				<ErrorAlert error={error} />
 			</span>
 		);
@@ -75,7 +67,7 @@ function ValueCell({ value, answer }: { value: AnswerValue; answer: Answer }) {
 	return <span class="req-value">{value.value ?? ""}</span>;
 }
 
-function AnswerCard({ answer, n }: { answer: Answer; n: number }) {
+function AnswerCard({ answer, n, requestId }: { answer: Answer; n: number; requestId: string }) {
 	const t = useT(messages);
 	const who = answer.senderName || answer.identifier || t("answerN", { n });
 	return (
@@ -123,7 +115,10 @@ function AnswerCard({ answer, n }: { answer: Answer; n: number }) {
 						rowKey={(v) => v.key}
 						columns={[
 							{ label: t("itemLabel"), cell: (v) => v.label },
-							{ label: t("currentValue"), cell: (v) => <ValueCell value={v} answer={answer} /> },
+							{
+								label: t("currentValue"),
+								cell: (v) => <ValueCell value={v} answer={answer} requestId={requestId} />,
+							},
 						]}
 					/>
 				) : (
@@ -195,7 +190,7 @@ export function Answers({ requestId, label }: { requestId: string; label: string
 						<>
 							<ul class="list-plain" aria-label={t("answersCount", { count: got.total })}>
 								{got.items.map((a, n) => (
-									<AnswerCard key={a.responseId} answer={a} n={n + 1} />
+									<AnswerCard key={a.responseId} answer={a} n={n + 1} requestId={requestId} />
 								))}
 							</ul>
 							{got.items.length < got.total ? (

@@ -1,5 +1,6 @@
 // One request: the link responders open (copied with one press), what it asks, how it is gated,
-// its callback (tested with the request's real id), close or reopen, delete, and its answers.
+// its callback (tested with the request's real id), its answer-only sign-ups (switched on and off
+// here), close or reopen, delete, and its answers.
 import { useState } from "preact/hooks";
 import { ApiError } from "../../api.ts";
 import { useT } from "../../i18n/index.ts";
@@ -18,6 +19,7 @@ import {
 	StatusBadge,
 	useLoad,
 } from "../../ui/index.ts";
+import { AnswerSignups } from "./answer-signups.tsx";
 import { Answers } from "./answers.tsx";
 import { TestDelivery } from "./callback-field.tsx";
 import { ItemsTable } from "./items-table.tsx";
@@ -42,8 +44,6 @@ function Settings({ req }: { req: DataRequest }) {
 				</dd>
 				<dt>{t("extraShort")}</dt>
 				<dd>{t(req.allowExtraFields ? "extraAllowed" : "extraNotAllowed")}</dd>
-				<dt>{t("answerSignupShort")}</dt>
-				<dd>{t(req.allowAnswerSignup ? "answerSignupAllowed" : "answerSignupNotAllowed")}</dd>
 				<dt>{t("expiresAt")}</dt>
 				<dd>{req.expiresAt ? <DateTime value={req.expiresAt} /> : t("noExpiry")}</dd>
 				<dt>{t("created")}</dt>
@@ -135,6 +135,7 @@ function Loaded({ req, reload }: { req: DataRequest; reload: () => void }) {
 				<ItemsTable items={req.items} caption={t("asksCaption")} />
 			</section>
 			<Settings req={req} />
+			<AnswerSignups req={req} reload={reload} />
 			<Answers requestId={req.id} label={req.label} />
 			<ConfirmDialog
 				open={deleting}

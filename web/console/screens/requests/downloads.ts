@@ -1,7 +1,8 @@
 // What the requester takes away from a request's answers: the answers as CSV (values read live at
-// export, GET /api/requests/{id}/links.csv), and an answered file, opened through the answer's share
-// like any shared file: a resolve (the share's gates and view count apply) then its download token
-// (stamped when the responder watermarked the share). docs/console.md "Requests".
+// export, GET /api/requests/{id}/links.csv), and an answered file, kept here or on the responder's
+// own server, opened through the answer's share like any shared file with a one-time address
+// (POST /api/requests/{id}/links/{responseId}/files/{key}; stamped when the responder watermarked
+// the share). docs/console.md "Requests".
 import { ApiError, request } from "../../api.ts";
 import { activeWorkspace, sessionToken } from "../../session.ts";
 
@@ -34,15 +35,18 @@ export async function downloadAnswersCsv(requestId: string, label: string): Prom
 	setTimeout(() => URL.revokeObjectURL(url), 60_000);
 }
 
-interface Resolved {
-	records: { id: string; downloadToken?: string }[];
-}
-
-/** Opens the file `recordId` of the answer's share `slug` through the public share API. */
-export async function openAnsweredFile(slug: string, recordId: string, name: string): Promise<void> {
-	const path = `/api/public/links/${encodeURIComponent(slug)}`;
-	const { data } = await request<Resolved>("POST", path, { auth: false, body: {} });
-	const token = data.records.find((r) => r.id === recordId)?.downloadToken;
-	if (!token) throw new ApiError(404, "record_not_found", {});
-	save(`${path}/files/${encodeURIComponent(recordId)}?dl=${encodeURIComponent(token)}`, name);
+/**
+ * Opens the file an answer gives under `key`: the server hands a one-time address (on this server
+ * for an answer kept here, on the responder's server for a remote one) that the browser downloads
+ * once, through the answer's share with its gates and watermark, taking no view.
+ */
+export async function openAnsweredFile(
+	requestId: string,
+	responseId: string,
+	key: string,
+	name: string,
+): Promise<void> {
+	const path = `/api/requests/${encodeURIComponent(requestId)}/links/${encodeURIComponent(responseId)}/files/${encodeURIComponent(key)}`;
+	const { data } = await request<{ url: string }>("POST", path, { body: {} });
+	save(data.url, name);
 }

@@ -35,6 +35,10 @@ export interface DataRequest {
 	requireHandshake: boolean;
 	allowExtraFields: boolean;
 	allowAnswerSignup: boolean;
+	/** At most this many answer-only accounts through the link (1 to 1000). */
+	answerSignupLimit: number;
+	/** Answer-only accounts made through the link so far. */
+	answerSignups: number;
 	identityScope: "any" | "from_root";
 	identity: string | null;
 	expiresAt: string | null;

@@ -75,7 +75,12 @@ export function ReadLog({
 									columns={[
 										{ label: t("colTime"), cell: (r) => <DateTime value={r.at} /> },
 										{ label: t("colKind"), cell: kind },
-										{ label: t("colView"), kind: "number", cell: (r) => formatNumber(r.view, lang) },
+										{
+											label: t("colView"),
+											kind: "number",
+											// View 0: a file of an answer its requester opened through the grant, no view taken.
+											cell: (r) => (r.view === 0 ? t("viewNone") : formatNumber(r.view, lang)),
+										},
 										{ label: t("colReader"), cell: (r) => <Reader fingerprint={r.readerFingerprint} /> },
 									]}
 								/>
