@@ -21,8 +21,8 @@ type Writer = (p: Params, domain: string) => Body;
 const LINK = "\u0000link";
 
 const ROLE: Record<Lang, Record<string, string>> = {
-	en: { owner: "owner", admin: "admin", editor: "editor", viewer: "viewer" },
-	de: { owner: "Eigentümer", admin: "Admin", editor: "Bearbeiter", viewer: "Betrachter" },
+	en: { owner: "owner", admin: "admin", member: "member", viewer: "viewer" },
+	de: { owner: "Eigentümer", admin: "Admin", member: "Mitglied", viewer: "Betrachter" },
 };
 
 const NOTICE_KIND: Record<Lang, Record<string, string>> = {

@@ -56,7 +56,7 @@ const SettingsChange = Type.Object(
 		mail: Type.Optional(Type.Object(kinds(true), { additionalProperties: false })),
 		language: Type.Optional(Language),
 	},
-	{ additionalProperties: false },
+	{ additionalProperties: false, minProperties: 1 },
 );
 
 export const notificationRoutes: FastifyPluginAsyncTypebox = async (app) => {
