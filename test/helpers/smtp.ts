@@ -46,7 +46,10 @@ async function certificate(dir: string): Promise<{ key: string; cert: string; ca
 	const keys = await crypto.webcrypto.subtle.generateKey(alg, true, ["sign", "verify"]);
 	x509.cryptoProvider.set(crypto.webcrypto as never);
 	const cert = await x509.X509CertificateGenerator.createSelfSigned({
-		serialNumber: crypto.randomBytes(8).toString("hex").replace(/^[89a-f]/, "1"),
+		serialNumber: crypto
+			.randomBytes(8)
+			.toString("hex")
+			.replace(/^[89a-f]/, "1"),
 		name: "CN=127.0.0.1",
 		notBefore: new Date(Date.now() - 60_000),
 		notAfter: new Date(Date.now() + 24 * 3600_000),

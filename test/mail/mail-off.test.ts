@@ -41,7 +41,11 @@ after(() => t.close());
 
 test("mail off: the switches stay off, an invitation cannot ask for mail, the mail routes do not exist", async () => {
 	const owner = await buildAccount(t.app);
-	const settings = await t.app.inject({ method: "GET", url: "/api/notifications/settings", headers: owner.headers });
+	const settings = await t.app.inject({
+		method: "GET",
+		url: "/api/notifications/settings",
+		headers: owner.headers,
+	});
 	assert.equal(settings.json().mailOn, false);
 	assert.ok(Object.values(settings.json().mail).every((v) => v === false));
 	const on = await t.app.inject({

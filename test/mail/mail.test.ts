@@ -244,7 +244,12 @@ describe("verified addresses and notice mails", () => {
 
 	test("a verify link is good 24 hours: at 24 h it is refused", async () => {
 		const other = await buildAccount(t.app, { name: "Late" });
-		await t.app.inject({ method: "POST", url: "/api/auth/email/verify", headers: other.headers, payload: {} });
+		await t.app.inject({
+			method: "POST",
+			url: "/api/auth/email/verify",
+			headers: other.headers,
+			payload: {},
+		});
 		const [got] = await drain();
 		assert.ok(got);
 		clock.advance(24 * 60 * 60 * 1000);
@@ -284,7 +289,12 @@ describe("verified addresses and notice mails", () => {
 	});
 
 	test("German notices for an account that chose German; none to an unverified address", async () => {
-		await t.app.inject({ method: "PATCH", url: SETTINGS, headers: owner.headers, payload: { language: "de" } });
+		await t.app.inject({
+			method: "PATCH",
+			url: SETTINGS,
+			headers: owner.headers,
+			payload: { language: "de" },
+		});
 		const rec = await createValue(t.app, owner, { key: "k2", value: "v" });
 		const link = await createLink(t.app, owner, { records: [rec.id], label: "Mietvertrag" });
 		await patchLink(t.app, owner, link.id, { status: "revoked" });

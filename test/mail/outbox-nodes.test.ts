@@ -54,7 +54,11 @@ describe("a restart with the SMTP server down", () => {
 		const id = sent.json().id as string;
 		const pass = await first.outbox.drainOnce(clock.now());
 		assert.equal(pass.retrying, 1);
-		const row = await first.store.db.selectFrom("mail_outbox").selectAll().where("id", "=", id).executeTakeFirst();
+		const row = await first.store.db
+			.selectFrom("mail_outbox")
+			.selectAll()
+			.where("id", "=", id)
+			.executeTakeFirst();
 		assert.equal(row?.state, "pending");
 		assert.equal(row?.attempts, 1);
 		assert.ok(row?.secret, "the link is kept (sealed) until the mail is finished");
@@ -97,7 +101,10 @@ describe("two server processes on one database", () => {
 		const made = await fetch(`${a.url}/api/collections/requests/records`, {
 			method: "POST",
 			headers,
-			body: JSON.stringify({ label: "Both", items: [{ key: "a", label: "A", type: "text", required: true }] }),
+			body: JSON.stringify({
+				label: "Both",
+				items: [{ key: "a", label: "A", type: "text", required: true }],
+			}),
 		});
 		assert.equal(made.status, 200, await made.clone().text());
 		const req = (await made.json()) as { id: string };
