@@ -119,10 +119,11 @@ export async function startSmtp(): Promise<SmtpServer> {
 
 	const listen = () =>
 		new Promise<void>((resolve, reject) => {
-			server = make();
-			server.once("error", reject);
-			server.listen(port, "127.0.0.1", () => {
-				port = (server?.server.address() as AddressInfo).port;
+			const made = make();
+			server = made;
+			made.once("error", reject);
+			made.listen(port, "127.0.0.1", () => {
+				port = (made.server.address() as AddressInfo).port;
 				resolve();
 			});
 		});

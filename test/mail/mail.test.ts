@@ -141,7 +141,7 @@ describe("an invitation by mail", () => {
 			method: "POST",
 			url: INVITATIONS,
 			headers: owner.headers,
-			payload: { email: "x".repeat(65) + "@example.org", role: "viewer", sendEmail: true },
+			payload: { email: `${"x".repeat(65)}@example.org`, role: "viewer", sendEmail: true },
 		});
 		assert.equal(res.statusCode, 400, res.body);
 		assert.equal((await mailRows()).length, before);
