@@ -6,6 +6,8 @@ export interface ServerInfo {
 	signups: boolean;
 	/** ALLOW_ATTESTATIONS: off by default. */
 	attestations: boolean;
+	/** SMTP_URL set: the server sends invitations and request links by e-mail. */
+	mail: boolean;
 }
 
 export function serverInfo(): ServerInfo {
@@ -14,5 +16,6 @@ export function serverInfo(): ServerInfo {
 		domain: data.domain ?? location.hostname,
 		signups: data.signups === "true",
 		attestations: data.attestations === "true",
+		mail: data.mail === "true",
 	};
 }

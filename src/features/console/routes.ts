@@ -19,6 +19,8 @@ const ASSET_NAME = /^[A-Za-z0-9_-]{1,80}\.(js|css|svg|png|woff2)$/;
 interface Switches {
 	signups: boolean;
 	attestations: boolean;
+	/** SMTP_URL set: the console offers "send by e-mail". */
+	mail: boolean;
 }
 
 function indexHtml(bundle: ConsoleBundle, lang: string, domain: string, on: Switches): string {
@@ -36,7 +38,7 @@ ${manifest.css.map((c) => `<link rel="stylesheet" href="${a(c)}">`).join("\n")}
 ${manifest.preload.map((c) => `<link rel="modulepreload" href="${a(c)}">`).join("\n")}
 <script type="module" src="${a(manifest.entry)}"></script>
 </head>
-<body data-domain="${escapeHtml(domain)}" data-signups="${String(on.signups)}" data-attestations="${String(on.attestations)}">
+<body data-domain="${escapeHtml(domain)}" data-signups="${String(on.signups)}" data-attestations="${String(on.attestations)}" data-mail="${String(on.mail)}">
 <div id="app"></div>
 <noscript><p>${lang === "de" ? "Die Konsole braucht JavaScript." : "The console needs JavaScript."}</p></noscript>
 </body>
@@ -89,7 +91,11 @@ export const consoleRoutes: FastifyPluginAsyncTypebox = async (app) => {
 	const consolePage = async (request: FastifyRequest, reply: FastifyReply) => {
 		const bundle = await consoleBundle();
 		const lang = pickLanguage(request.headers["accept-language"]);
-		const on = { signups: app.config.allowSignups, attestations: app.config.allowAttestations };
+		const on = {
+			signups: app.config.allowSignups,
+			attestations: app.config.allowAttestations,
+			mail: app.config.smtpUrl !== "",
+		};
 		return page(reply, indexHtml(bundle, lang, app.config.domain, on));
 	};
 	// The server's mark, for browsers that ask /favicon.ico on their own and for the pages' icon link.
