@@ -101,6 +101,7 @@ describe("mail in the console", { timeout: 900_000 }, () => {
 		assert.equal((settings.mail as Record<string, boolean>).link_revoked, true);
 		assert.equal(settings.language, "de");
 		await page.getByText("Your address olivia@example.org is confirmed.").waitFor();
+		await screenshot(page, "mail-settings-en");
 
 		// The switch works: a revoked share is mailed, in the language chosen.
 		const link = await api("POST", "/api/collections/links/records", { label: "Old lease" });

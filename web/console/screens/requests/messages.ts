@@ -275,7 +275,7 @@ export const messages = defineMessages({
 		linkLabel: "Antwort-Link",
 		sendHeading: "Per E-Mail senden",
 		sendTo: "E-Mail-Adresse der antwortenden Person",
-		sendName: "Ihr Name (optional)",
+		sendName: "Name der Person (optional)",
 		sendToRequired: "Geben Sie die Adresse ein, an die der Link gehen soll.",
 		sendButton: "Link senden",
 		sendDone: "Der Link ist unterwegs an {email}.",
