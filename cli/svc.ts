@@ -18,17 +18,32 @@ async function usage(): Promise<string> {
 	const { ANSWER_SIGNUPS_USAGE } = await import("./admin-answer-signups.ts");
 	return `usage:
   svc serve                          run the server (configured by environment variables)
-  svc admin ticket --email <email>   print a one-time sign-up / add-passkey URL (15 minutes)
+  svc admin ticket --email <email> [--send [--language en|de]]
+                                     print a one-time sign-up / add-passkey URL (15 minutes);
+                                     --send also mails it (needs SMTP_URL and MAIL_FROM)
 ${DELETE_ACCOUNT_USAGE}${BACKUP_USAGE}${OIDC_USAGE}${ANSWER_SIGNUPS_USAGE}${DEVICE_USAGE}`;
 }
 
 async function adminTicket(args: string[]): Promise<number> {
-	const { values } = parseArgs({ args, options: { email: { type: "string" } }, strict: true });
+	const { values } = parseArgs({
+		args,
+		options: { email: { type: "string" }, send: { type: "boolean" }, language: { type: "string" } },
+		strict: true,
+	});
 	if (!values.email) {
 		process.stderr.write(`svc admin ticket: --email is required\n${await usage()}`);
 		return 2;
 	}
+	const language = values.language ?? "en";
+	if (language !== "en" && language !== "de") {
+		process.stderr.write("svc admin ticket: --language must be en or de\n");
+		return 2;
+	}
 	const config = loadConfig(process.env);
+	if (values.send && config.smtpUrl === "") {
+		process.stderr.write("svc admin ticket: --send needs SMTP_URL and MAIL_FROM (mail is off)\n");
+		return 2;
+	}
 	const { openStore } = await import("../src/db/index.ts");
 	const { issueOperatorTicket, relyingParty, ticketUrl } = await import(
 		"../src/features/passkeys/service.ts"
@@ -41,7 +56,21 @@ async function adminTicket(args: string[]): Promise<number> {
 			`One-time link for ${values.email.trim().toLowerCase()} at ${publicOrigin(config)}: ${what}; ` +
 				`valid until ${new Date(issued.expires).toISOString()}.\n`,
 		);
-		process.stdout.write(`${ticketUrl(relyingParty(config), issued.ticket)}\n`);
+		const url = ticketUrl(relyingParty(config), issued.ticket);
+		if (values.send) {
+			const { queueTicketMail } = await import("./admin-ticket-mail.ts");
+			const kind = issued.kind === "signup" ? "signup" : "add";
+			const id = await queueTicketMail(
+				config,
+				store.db,
+				{ email: values.email, url, kind, language },
+				Date.now(),
+			);
+			process.stderr.write(
+				`Mail ${id} queued to ${values.email.trim().toLowerCase()}; the running server sends it.\n`,
+			);
+		}
+		process.stdout.write(`${url}\n`);
 		return 0;
 	} finally {
 		await store.destroy();

@@ -29,6 +29,7 @@ import { identitiesCollection } from "./features/identity/collection.ts";
 import { identityRoutes } from "./features/identity/routes.ts";
 import { invitationsCollection } from "./features/invitations/collection.ts";
 import { invitationRoutes } from "./features/invitations/routes.ts";
+import type { Mailer } from "./features/mail/service.ts";
 import { notificationsCollection } from "./features/notifications/collection.ts";
 import { notificationRoutes } from "./features/notifications/routes.ts";
 import { oidcRoutes } from "./features/oidc/routes.ts";
@@ -83,6 +84,8 @@ declare module "fastify" {
 		stamper: Stamper;
 		rootKey: RootKey;
 		limits: RateLimits;
+		/** Outgoing mail when SMTP_URL is set; undefined (and no mail code loaded) otherwise. */
+		mail: Mailer | undefined;
 		/** Prometheus metrics when METRICS_PORT is set (its listener started by the process). */
 		metrics: Metrics | undefined;
 		/** Every route registered, for the OpenAPI completeness test and the bench. */
@@ -99,6 +102,8 @@ export interface AppDeps {
 	logStream?: NodeJS.WritableStream;
 	/** Total bound of one callback delivery in ms (tests shorten it; the spec's 10 s otherwise). */
 	callbackTimeoutMs?: number;
+	/** Bounds of one SMTP attempt in ms (tests shorten them). */
+	smtpTimeouts?: { connection: number; socket: number };
 }
 
 export type App = FastifyInstance;
@@ -113,7 +118,7 @@ export const API_VERSION = "0.1.0";
 export const collections: readonly CollectionRegistration[] = [
 	collection(workspacesCollection, (app) => ({ blobs: app.blobs, workspaceHooks: app.workspaceHooks })),
 	collection(membersCollection),
-	collection(invitationsCollection, (app) => ({ origin: relyingParty(app.config).origin })),
+	collection(invitationsCollection, (app) => ({ origin: relyingParty(app.config).origin, mail: app.mail })),
 	collection(recordsCollection, (app) => ({ blobs: app.blobs, grantHooks: app.grantHooks })),
 	collection(sectionsCollection),
 	collection(templatesCollection),
@@ -192,6 +197,8 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
 		app.addHook("onClose", () => stamper.close());
 		app.decorate("stamper", stamper);
 		app.decorate("rootKey", rootKey);
+		// Mail is a part the operator turns on: without SMTP_URL its code is never imported.
+		app.decorate("mail", config.smtpUrl === "" ? undefined : await loadMailer(config, rootKey));
 		app.decorate("limits", rateLimits(config));
 		// Features with challengeable slugs register here (app.challengeScopes.register).
 		app.decorate("challengeScopes", createChallengeScopes());
@@ -234,6 +241,11 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
 		throw err;
 	}
 	return app;
+}
+
+async function loadMailer(config: Config, rootKey: RootKey): Promise<Mailer> {
+	const { createMailer } = await import("./features/mail/service.ts");
+	return createMailer({ config, origin: publicOrigin(config), rootPrivateKey: rootKey.privateKey });
 }
 
 /** Pino at LOG_LEVEL (none when silent), writing asynchronously, credentials redacted. */
@@ -292,6 +304,10 @@ async function registerFeatures(app: App, deps: AppDeps): Promise<void> {
 	await app.register(transferRoutes);
 	await app.register(requestRoutes);
 	await app.register(callbackRoutes, { timeoutMs: deps.callbackTimeoutMs });
+	if (app.mail) {
+		const { mailRoutes } = await import("./features/mail/routes.ts");
+		await app.register(mailRoutes, { mailer: app.mail, timeouts: deps.smtpTimeouts });
+	}
 	await app.register(shareRoutes);
 	await app.register(connectionRoutes);
 	await app.register(formatRoutes);

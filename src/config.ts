@@ -2,6 +2,22 @@
 // start, and the README's table is generated from this list (scripts/config-table.ts; a test
 // fails when the README drifts).
 import path from "node:path";
+import {
+	bool,
+	ConfigError,
+	databaseUrl,
+	domain,
+	hostPortList,
+	httpUrl,
+	int,
+	logLevel,
+	maxFileSize,
+	oneOf,
+	peerOverrides,
+	smtpUrl,
+	synchronous,
+	text,
+} from "./config-parse.ts";
 
 export interface Config {
 	domain: string;
@@ -40,6 +56,11 @@ export interface Config {
 	s3AccessKeyId: string;
 	s3SecretAccessKey: string;
 	s3PartSize: number;
+	smtpUrl: string;
+	mailFrom: string;
+	smtpTlsCa: string;
+	mailLimitAccount: number;
+	mailLimitRecipient: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -52,113 +73,7 @@ interface Option<K extends keyof Config> {
 	parse: (raw: string, name: string) => Config[K];
 }
 
-export class ConfigError extends Error {}
-
-function bool(raw: string, name: string): boolean {
-	const v = raw.trim().toLowerCase();
-	if (["1", "true", "yes", "on"].includes(v)) return true;
-	if (["0", "false", "no", "off", ""].includes(v)) return false;
-	throw new ConfigError(`${name} must be true or false, got "${raw}"`);
-}
-
-function int(min: number, max = Number.MAX_SAFE_INTEGER) {
-	return (raw: string, name: string): number => {
-		const n = Number(raw.trim());
-		if (!Number.isInteger(n) || n < min || n > max) {
-			throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
-		}
-		return n;
-	};
-}
-
-function text(raw: string): string {
-	return raw.trim();
-}
-
-function domain(raw: string, name: string): string {
-	const v = raw.trim().toLowerCase();
-	// A DNS name (optionally with a port for local development is not allowed: the port is PORT).
-	if (!/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/.test(v)) {
-		throw new ConfigError(`${name} must be a bare domain name such as example.org, got "${raw}"`);
-	}
-	return v;
-}
-
-function databaseUrl(raw: string, name: string): string {
-	const v = raw.trim();
-	if (v !== "" && !/^postgres(ql)?:\/\//.test(v)) {
-		throw new ConfigError(`${name} must be empty (SQLite) or a postgres:// URL`);
-	}
-	return v;
-}
-
-function peerOverrides(raw: string, name: string): Record<string, string> {
-	const out: Record<string, string> = Object.create(null);
-	for (const part of raw.split(",").map((s) => s.trim())) {
-		if (part === "") continue;
-		const eq = part.indexOf("=");
-		const host = part.slice(0, eq).trim().toLowerCase();
-		const base = part.slice(eq + 1).trim();
-		let url: URL;
-		try {
-			url = new URL(base);
-		} catch {
-			throw new ConfigError(`${name}: "${part}" is not domain=http(s)://host:port`);
-		}
-		if (eq <= 0 || !/^https?:$/.test(url.protocol)) {
-			throw new ConfigError(`${name}: "${part}" is not domain=http(s)://host:port`);
-		}
-		out[host] = url.origin;
-	}
-	return out;
-}
-
-function hostPortList(raw: string, name: string): string[] {
-	const list = raw
-		.split(",")
-		.map((s) => s.trim())
-		.filter(Boolean);
-	for (const item of list) {
-		if (!/^(\[[0-9a-f:]+\]|[^:\s]+)(:\d{1,5})?$/i.test(item)) {
-			throw new ConfigError(`${name}: "${item}" is not host or host:port`);
-		}
-	}
-	return list;
-}
-
-function oneOf<T extends string>(...values: T[]) {
-	return (raw: string, name: string): T => {
-		const v = raw.trim().toLowerCase() as T;
-		if (!values.includes(v))
-			throw new ConfigError(`${name} must be one of ${values.join(", ")}, got "${raw}"`);
-		return v;
-	};
-}
-
-function httpUrl(raw: string, name: string): string {
-	const v = raw.trim();
-	if (v === "") return v;
-	let url: URL;
-	try {
-		url = new URL(v);
-	} catch {
-		throw new ConfigError(`${name} must be an http(s):// URL, got "${raw}"`);
-	}
-	if (!/^https?:$/.test(url.protocol))
-		throw new ConfigError(`${name} must be an http(s):// URL, got "${raw}"`);
-	return url.origin + url.pathname.replace(/\/$/, "");
-}
-
-const synchronous = (raw: string, name: string) =>
-	oneOf("normal", "full")(raw, name).toUpperCase() as "NORMAL" | "FULL";
-
-const logLevel = oneOf("fatal", "error", "warn", "info", "debug", "trace", "silent");
-
-function maxFileSize(raw: string, name: string): number {
-	const n = Number(raw.trim());
-	if (n === -1) return -1;
-	return int(1)(raw, name);
-}
+export { ConfigError } from "./config-parse.ts";
 
 export const options: Option<keyof Config>[] = [
 	o(
@@ -359,6 +274,41 @@ export const options: Option<keyof Config>[] = [
 		text,
 	),
 	o(
+		"smtpUrl",
+		"SMTP_URL",
+		"",
+		'The submission server for outgoing mail: `smtp://user:pass@host:587` (STARTTLS required) or `smtps://user:pass@host:465` (implicit TLS). Empty: mail is off and no mail code is loaded. See docs/operations.md "Outgoing e-mail".',
+		smtpUrl,
+	),
+	o(
+		"mailFrom",
+		"MAIL_FROM",
+		"",
+		"The sender address of outgoing mail, e.g. `svc@svc.example.org`; required with `SMTP_URL`, its domain `DOMAIN` or under it.",
+		text,
+	),
+	o(
+		"smtpTlsCa",
+		"SMTP_TLS_CA",
+		"",
+		"A PEM file of certificates to trust for the SMTP server (a private relay); certificates are always verified.",
+		text,
+	),
+	o(
+		"mailLimitAccount",
+		"MAIL_LIMIT_ACCOUNT",
+		"50",
+		"Mails an account may have sent per UTC day (invitations, request links, notices, verify links).",
+		int(1),
+	),
+	o(
+		"mailLimitRecipient",
+		"MAIL_LIMIT_RECIPIENT",
+		"5",
+		"Mails the whole server sends to one address per UTC day.",
+		int(1),
+	),
+	o(
 		"shutdownTimeout",
 		"SHUTDOWN_TIMEOUT",
 		"10000",
@@ -389,7 +339,25 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
 	if (config.blobStore === "s3" && config.s3Bucket === "") {
 		throw new ConfigError("BLOB_STORE=s3 needs S3_BUCKET");
 	}
+	if (config.smtpUrl !== "") checkMailFrom(config);
 	return config;
+}
+
+/** MAIL_FROM is an address at DOMAIN or under it, so SPF and DKIM align with the server's name. */
+function checkMailFrom(config: Config): void {
+	const from = config.mailFrom.toLowerCase();
+	const at = from.lastIndexOf("@");
+	const host = from.slice(at + 1);
+	if (at < 1 || /[\s<>"\r\n\0]/.test(from) || from.length > 254) {
+		throw new ConfigError(
+			`MAIL_FROM must be a plain address such as svc@${config.domain} when SMTP_URL is set`,
+		);
+	}
+	if (host !== config.domain && !host.endsWith(`.${config.domain}`)) {
+		throw new ConfigError(
+			`MAIL_FROM must be at ${config.domain} or a subdomain of it, got "${config.mailFrom}"`,
+		);
+	}
 }
 
 /** The origin browsers and clients use: `https://<domain>`, or `http://localhost:<port>` in development. */

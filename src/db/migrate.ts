@@ -21,6 +21,7 @@ import * as m0019 from "./migrations/0019-record-search.ts";
 import * as m0020 from "./migrations/0020-views-without-trigger.ts";
 import * as m0021 from "./migrations/0021-smtp-notice-settings.ts";
 import * as m0022 from "./migrations/0022-responders-answer-signups.ts";
+import * as m0023 from "./migrations/0023-mail.ts";
 import * as m0024 from "./migrations/0024-answer-signup-cap.ts";
 import type { Database } from "./schema.ts";
 
@@ -48,6 +49,7 @@ const migrations: Record<string, Migration> = {
 	"0020-views-without-trigger": m0020,
 	"0021-smtp-notice-settings": m0021,
 	"0022-responders-answer-signups": m0022,
+	"0023-mail": m0023,
 	"0024-answer-signup-cap": m0024,
 };
 

@@ -1,5 +1,5 @@
 // The lease of a durable outbox, written once for the tables that have one: callback deliveries
-// (`outbox`) and grant events for other servers (`peer_events`). A worker claims due rows in one
+// (`outbox`), grant events for other servers (`peer_events`) and mails (`mail_outbox`). A worker claims due rows in one
 // statement, marking them `sending` under its lease and counting the attempt before anything is
 // sent; it records an outcome only while its claim still holds, so a worker whose lease lapsed
 // (and whose rows another took) changes nothing. What is due, when to retry and what to send stay
@@ -16,7 +16,7 @@ import type { Dialect } from "./index.ts";
 import type { Database } from "./schema.ts";
 
 /** The tables kept as a leased outbox; each has the columns of `LeasedRow`. */
-export type OutboxName = "outbox" | "peer_events";
+export type OutboxName = "outbox" | "peer_events" | "mail_outbox";
 
 type Db = Kysely<Database> | Transaction<Database>;
 type Eb = ExpressionBuilder<Database, OutboxName>;

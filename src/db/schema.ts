@@ -12,6 +12,8 @@ import type {
 	ConnectionGrantTable,
 	ConnectionTable,
 	ConnectionTokenTable,
+	MailCounterTable,
+	MailOutboxTable,
 	OutboxTable,
 	PeerEventTable,
 } from "./tables/delivery.ts";
@@ -20,6 +22,7 @@ import type {
 	AccountTable,
 	ApiKeyTable,
 	ChallengeTable,
+	EmailVerificationTable,
 	IdentityTable,
 	IdentityTombstoneTable,
 	InvitationTable,
@@ -42,6 +45,7 @@ import type {
 } from "./tables/shares.ts";
 import type {
 	FileTokenTable,
+	NoticeMailTable,
 	NotificationSettingTable,
 	NotificationTable,
 	RecordTable,
@@ -99,4 +103,8 @@ export interface Database {
 	status_entries: StatusEntryTable;
 	verify_nonces: VerifyNonceTable;
 	credentials: CredentialTable;
+	mail_outbox: MailOutboxTable;
+	mail_counters: MailCounterTable;
+	notice_mails: NoticeMailTable;
+	email_verifications: EmailVerificationTable;
 }

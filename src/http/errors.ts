@@ -41,6 +41,11 @@ export const errorCodes = {
 		status: 401,
 		title: "Deleting the account needs a fresh passkey confirmation of that account",
 	},
+	// Outgoing e-mail (docs/operations.md "Outgoing e-mail"; the spec leaves these open).
+	mail_disabled: { status: 403, title: "This server does not send mail" },
+	mail_address_invalid: { status: 400, title: "The e-mail address or header is not valid" },
+	mail_rate_limited: { status: 429, title: "Too many mails from this account or to this address today" },
+	mail_verification_invalid: { status: 400, title: "The verify link is unknown, spent, expired or stale" },
 	// Vault export and import (docs/api.md "Vault export and import").
 	import_invalid: { status: 400, title: "The import holds something the vault does not take" },
 	import_too_large: { status: 413, title: "The import is larger than the server reads" },

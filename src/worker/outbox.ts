@@ -1,7 +1,7 @@
 // The delivery outbox loop: every second, one drain pass at the app clock's time, running each
-// queue's pass in turn (callback deliveries, grant event batches to other servers). All state is
-// in the database, so a restarted node (or another node on the same PostgreSQL) carries on where
-// this one stopped. Tests do not start the loop: they call drainOnce(now) with a ManualClock.
+// queue's pass in turn (callback deliveries, grant event batches to other servers, and mail when
+// SMTP_URL is set). All state is in the database, so a restarted node (or another node on the same
+// PostgreSQL) carries on where this one stopped. Tests do not start the loop: they call drainOnce(now) with a ManualClock.
 import { type DrainResult, MAX_PER_DRAIN } from "../features/callbacks/service.ts";
 import type { Clock } from "../lib/clock.ts";
 
@@ -28,6 +28,8 @@ export interface OutboxWorker {
 	start(intervalMs?: number): void;
 	/** Stops the loop and waits for a pass in progress. */
 	stop(): Promise<void>;
+	/** Adds a queue's pass (a part the operator turned on, such as mail), run after the others. */
+	addPass(pass: DrainPass): void;
 }
 
 export function createOutboxWorker(deps: {
@@ -38,10 +40,11 @@ export function createOutboxWorker(deps: {
 	let timer: NodeJS.Timeout | undefined;
 	let running: Promise<unknown> = Promise.resolve();
 	let stopped = true;
+	const passes = [...deps.passes];
 
 	const tick = (intervalMs: number) => {
 		let full = false;
-		running = drainAll(deps.passes, deps.clock.now())
+		running = drainAll(passes, deps.clock.now())
 			.then((r) => {
 				// A pass that hit its cap left more due: go on at once instead of a second later.
 				full = r.delivered + r.retrying + r.failed >= MAX_PER_DRAIN;
@@ -58,11 +61,14 @@ export function createOutboxWorker(deps: {
 	};
 
 	return {
-		drainOnce: (now) => drainAll(deps.passes, now),
+		drainOnce: (now) => drainAll(passes, now),
 		start(intervalMs = OUTBOX_INTERVAL_MS) {
 			if (!stopped) return;
 			stopped = false;
 			schedule(intervalMs);
+		},
+		addPass(pass) {
+			passes.push(pass);
 		},
 		async stop() {
 			stopped = true;

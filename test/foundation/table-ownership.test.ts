@@ -53,6 +53,10 @@ const OWNER: Record<keyof Database, string> = {
 	status_entries: "attestations",
 	verify_nonces: "attestations",
 	credentials: "attestations",
+	mail_outbox: "mail",
+	mail_counters: "mail",
+	notice_mails: "notifications",
+	email_verifications: "accounts",
 };
 
 const FEATURES = path.resolve("src/features");

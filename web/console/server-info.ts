@@ -8,6 +8,8 @@ export interface ServerInfo {
 	attestations: boolean;
 	/** ALLOW_ANSWER_SIGNUPS: on by default; off, no request admits an answer-only sign-up. */
 	answerSignups: boolean;
+	/** SMTP_URL set: the server sends invitations and request links by e-mail. */
+	mail: boolean;
 }
 
 export function serverInfo(): ServerInfo {
@@ -17,5 +19,6 @@ export function serverInfo(): ServerInfo {
 		signups: data.signups === "true",
 		attestations: data.attestations === "true",
 		answerSignups: data.answerSignups !== "false",
+		mail: data.mail === "true",
 	};
 }

@@ -7,6 +7,8 @@ import { Observable } from "./state.ts";
 export interface Account {
 	id: string;
 	email: string;
+	/** Confirmed through a mailed link (only on a server that sends mail). */
+	emailVerified?: boolean;
 	name: string;
 	created: string;
 	updated: string;

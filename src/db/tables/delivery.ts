@@ -71,3 +71,36 @@ export interface ConnectionGrantTable {
 	created: number;
 	expires: number;
 }
+
+/** A mail waiting to be sent, sending, or kept a while after (migration 0023; a leased outbox). */
+export interface MailOutboxTable {
+	id: string;
+	kind: "invitation" | "request_link" | "notice" | "ticket" | "verify";
+	/** The account that sends it (whose notices, whose invitation); null for the operator's ticket. */
+	account: string | null;
+	recipient: string;
+	language: string;
+	template: string;
+	/** JSON: what the template names (ids, labels), never a vault value. */
+	params: string;
+	/** The one link the mail carries, sealed with a key derived from the root key; cleared once finished. */
+	secret: string | null;
+	/** Fixed per row, so a receiver can tell a repeat after a crash mid-send. */
+	message_id: string;
+	state: "pending" | "sending" | "delivered" | "failed";
+	attempts: number;
+	next_attempt: number;
+	lease: string | null;
+	lease_until: number | null;
+	last_status: number | null;
+	last_error: string | null;
+	created: number;
+	updated: number;
+}
+
+/** Mails counted per account or recipient and UTC day, for the rate limits. */
+export interface MailCounterTable {
+	scope: string;
+	day: number;
+	sent: number;
+}

@@ -18,8 +18,21 @@ export interface AccountTable {
 	/** The request an answer-only account signed up to answer (null otherwise). */
 	signup_request: string | null;
 	signup_at: number | null;
+	/** When the address was verified through a mailed link; null: not verified (migration 0023). */
+	email_verified_at: number | null;
+	/** The language mails to this account are written in (`en`, `de`); null: not chosen. */
+	language: string | null;
 	created: number;
 	updated: number;
+}
+
+/** A one-time link that verifies an account's address (256 bits, kept hashed, 24 h). */
+export interface EmailVerificationTable {
+	token_hash: string;
+	account: string;
+	email: string;
+	expires: number;
+	created: number;
 }
 
 export interface WorkspaceTable {

@@ -65,7 +65,21 @@ export interface NotificationSettingTable {
 	account: string;
 	kind: string;
 	in_app: number;
+	/** 1: also by e-mail (off by default; only while the server has mail on). */
+	mail: number;
 	updated: number;
+}
+
+/** A notice whose mail switch was on, waiting for the mail worker (migration 0023). */
+export interface NoticeMailTable {
+	id: string;
+	account: string;
+	workspace: string | null;
+	kind: string;
+	title: string;
+	body: string;
+	data: string;
+	created: number;
 }
 
 export interface FileTokenTable {

@@ -23,6 +23,10 @@ const tags = ["accounts"];
 const Account = Type.Object({
 	id: Type.String(),
 	email: Type.String(),
+	emailVerified: Type.Boolean({
+		description:
+			"true once the address was confirmed through a mailed link (`POST /api/auth/email/verify`, only while the server has mail on)",
+	}),
 	name: Type.String(),
 	created: Type.String({ format: "date-time" }),
 	updated: Type.String({ format: "date-time" }),

@@ -12,6 +12,13 @@ import * as store from "./store.ts";
 
 export { isValidEmail, normalizeEmail } from "../../lib/email.ts";
 export { anyAccount } from "./store.ts";
+export {
+	confirmVerification,
+	issueVerification,
+	setAccountLanguage,
+	VERIFY_TTL_MS,
+	verifyUrl,
+} from "./verification.ts";
 
 export const SESSION_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 
@@ -46,6 +53,8 @@ export async function createAccount(
 		answer_only: input.answerOnlyFor === undefined ? 0 : 1,
 		signup_request: input.answerOnlyFor ?? null,
 		signup_at: input.answerOnlyFor === undefined ? null : now,
+		email_verified_at: null,
+		language: null,
 		created: now,
 		updated: now,
 	});
@@ -100,6 +109,7 @@ export function sessionResolver(db: Kysely<Database>): SessionResolver {
 export interface AccountRecord {
 	id: string;
 	email: string;
+	emailVerified: boolean;
 	name: string;
 	created: string;
 	updated: string;
@@ -109,6 +119,7 @@ export function accountRecord(row: AccountTable): AccountRecord {
 	return {
 		id: row.id,
 		email: row.email,
+		emailVerified: row.email_verified_at !== null,
 		name: row.name,
 		created: new Date(row.created).toISOString(),
 		updated: new Date(row.updated).toISOString(),

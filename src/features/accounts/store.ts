@@ -1,5 +1,5 @@
 import type { Kysely, Transaction } from "kysely";
-import type { AccountTable, Database, SessionTable } from "../../db/schema.ts";
+import type { AccountTable, Database, EmailVerificationTable, SessionTable } from "../../db/schema.ts";
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -100,4 +100,41 @@ export async function lockAccount(db: Db, accountId: string): Promise<boolean> {
  */
 export async function deleteAccountRow(db: Db, accountId: string): Promise<void> {
 	await db.deleteFrom("accounts").where("id", "=", accountId).execute();
+}
+
+export function setLanguage(db: Db, accountId: string, language: string, now: number) {
+	return db.updateTable("accounts").set({ language, updated: now }).where("id", "=", accountId).execute();
+}
+
+export function insertVerification(db: Db, row: EmailVerificationTable) {
+	return db.insertInto("email_verifications").values(row).execute();
+}
+
+/** Removes an account's verify links that lapsed, and every one when `all`. */
+export function sweepVerifications(db: Db, accountId: string, now: number, all = false) {
+	return db
+		.deleteFrom("email_verifications")
+		.where("account", "=", accountId)
+		.$if(!all, (qb) => qb.where("expires", "<=", now))
+		.execute();
+}
+
+/** Spends a verify link: the statement that removes it answers it, so it counts once. */
+export function spendVerification(db: Db, tokenHash: string) {
+	return db
+		.deleteFrom("email_verifications")
+		.where("token_hash", "=", tokenHash)
+		.returningAll()
+		.executeTakeFirst();
+}
+
+/** Marks the address verified, only while the account still has the address the link was for. */
+export async function markVerified(db: Db, accountId: string, email: string, now: number): Promise<boolean> {
+	const row = await db
+		.updateTable("accounts")
+		.set({ email_verified_at: now, updated: now })
+		.where("id", "=", accountId)
+		.where("email", "=", email)
+		.executeTakeFirst();
+	return Number(row.numUpdatedRows) === 1;
 }

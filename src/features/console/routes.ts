@@ -21,6 +21,8 @@ interface Switches {
 	attestations: boolean;
 	/** ALLOW_ANSWER_SIGNUPS: a request may admit answer-only sign-ups (its requester's choice). */
 	answerSignups: boolean;
+	/** SMTP_URL set: the console offers "send by e-mail". */
+	mail: boolean;
 }
 
 function indexHtml(bundle: ConsoleBundle, lang: string, domain: string, on: Switches): string {
@@ -38,7 +40,7 @@ ${manifest.css.map((c) => `<link rel="stylesheet" href="${a(c)}">`).join("\n")}
 ${manifest.preload.map((c) => `<link rel="modulepreload" href="${a(c)}">`).join("\n")}
 <script type="module" src="${a(manifest.entry)}"></script>
 </head>
-<body data-domain="${escapeHtml(domain)}" data-signups="${String(on.signups)}" data-attestations="${String(on.attestations)}" data-answer-signups="${String(on.answerSignups)}">
+<body data-domain="${escapeHtml(domain)}" data-signups="${String(on.signups)}" data-attestations="${String(on.attestations)}" data-answer-signups="${String(on.answerSignups)}" data-mail="${String(on.mail)}">
 <div id="app"></div>
 <noscript><p>${lang === "de" ? "Die Konsole braucht JavaScript." : "The console needs JavaScript."}</p></noscript>
 </body>
@@ -95,6 +97,7 @@ export const consoleRoutes: FastifyPluginAsyncTypebox = async (app) => {
 			signups: app.config.allowSignups,
 			attestations: app.config.allowAttestations,
 			answerSignups: app.config.allowAnswerSignups,
+			mail: app.config.smtpUrl !== "",
 		};
 		return page(reply, indexHtml(bundle, lang, app.config.domain, on));
 	};

@@ -4,11 +4,13 @@
 // /api/invitations/accept (routes.ts).
 import { sql } from "kysely";
 import { Type } from "typebox";
+import { AppError } from "../../http/errors.ts";
 import { RoleSchema } from "../../http/permissions.ts";
 import { iso, Nullable, Timestamp } from "../collections/fields.ts";
 import { defineCollection } from "../collections/registry.ts";
+import type { Mailer } from "../mail/service.ts";
 import type { Role } from "../workspaces/service.ts";
-import { createInvitation, invitationUrl, revokeInvitation } from "./service.ts";
+import { createInvitation, invitationMail, invitationUrl, revokeInvitation } from "./service.ts";
 import { type InvitationRow, selectOpenInvitations } from "./store.ts";
 
 export const Invitation = Type.Object(
@@ -37,23 +39,32 @@ const InvitationCreate = Type.Object(
 		role: RoleSchema(
 			'Never above the inviter\'s own role (`member_role_above_own`). What each role sees and does: docs/api.md, "Roles: who sees and does what".',
 		),
+		sendEmail: Type.Optional(
+			Type.Boolean({
+				description:
+					'Also send the link to `email` by e-mail (the link is still answered once, as without). Only while the server has mail on: else 403 `mail_disabled`. Counted against the mail caps (429 `mail_rate_limited`: then no invitation is made). docs/operations.md "Outgoing e-mail".',
+			}),
+		),
+		language: Type.Optional(
+			Type.Union([Type.Literal("en"), Type.Literal("de")], {
+				description: "The mail's language; else the invitee's when they have an account, else the inviter's.",
+			}),
+		),
 	},
 	{ additionalProperties: false },
 );
 
 const rule = (scope: string) => ({ scope, apiKeys: true });
 
-/** The server's own origin (`https://<DOMAIN>`), for the invitation link handed out. */
+/** The server's own origin (`https://<DOMAIN>`), for the invitation link handed out; the mail part, when on. */
 export interface InvitationDeps {
 	origin: string;
+	mail: Mailer | undefined;
 }
 
-export const invitationsCollection = defineCollection<
-	InvitationRow,
-	{ email: string; role: Role },
-	never,
-	InvitationDeps
->({
+type InvitationInput = { email: string; role: Role; sendEmail?: boolean; language?: "en" | "de" };
+
+export const invitationsCollection = defineCollection<InvitationRow, InvitationInput, never, InvitationDeps>({
 	name: "invitations",
 	description:
 		"Open invitations to the active workspace. Create (`members:write`) invites an email with a role no higher than the caller's own and answers the one-time link once, in `X-Invitation-Url` (token in `X-Plain-Token`); only its hash is kept. It works seven days, once, for whoever holds it (`POST /api/invitations/accept`, or a passkey sign-up for its email). Delete revokes it. An email that already belongs to a member is 409 `member_exists`.",
@@ -65,6 +76,9 @@ export const invitationsCollection = defineCollection<
 				description: "`<origin>/app/invite#<token>`: the link to send the invitee, shown this once.",
 			}),
 			"X-Plain-Token": Type.String({ description: "The invitation token alone (43 base64url characters)." }),
+			"X-Mail-Id": Type.String({
+				description: "With `sendEmail`: the id of the mail queued to the invitee.",
+			}),
 		},
 	},
 	query: {
@@ -96,13 +110,23 @@ export const invitationsCollection = defineCollection<
 		created: iso(row.created),
 	}),
 	handlers: {
-		create: async ({ db, caller, now, origin }, input) => {
-			const { id, token } = await createInvitation(db, caller, input, now);
+		create: async ({ db, caller, now, origin, mail }, input) => {
+			if (input.sendEmail && !mail) {
+				throw new AppError("mail_disabled", "This server does not send mail: send the link yourself");
+			}
+			// The invitation and its mail commit together: a refused mail makes no invitation.
+			const { id, token, mailId } = await db.transaction().execute(async (trx) => {
+				const made = await createInvitation(trx, caller, input, now);
+				if (!input.sendEmail || !mail) return { ...made, mailId: undefined };
+				const mailId = await mail.queue(trx, await invitationMail(trx, mail, caller, made, input), now);
+				return { ...made, mailId };
+			});
 			return {
 				id,
 				headers: {
 					"x-invitation-url": invitationUrl(origin, token),
 					"x-plain-token": token,
+					...(mailId ? { "x-mail-id": mailId } : {}),
 					"cache-control": "no-store",
 				},
 			};

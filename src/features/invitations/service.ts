@@ -22,8 +22,9 @@ import type { AccountCaller } from "../../http/auth.ts";
 import { AppError } from "../../http/errors.ts";
 import { ROLES, rolePermissions } from "../../http/permissions.ts";
 import { newId, randomToken, sha256Hex } from "../../lib/crypto.ts";
-import { isValidEmail, normalizeEmail } from "../accounts/service.ts";
+import { accountById, isValidEmail, normalizeEmail } from "../accounts/service.ts";
 import { invalidField } from "../collections/fields.ts";
+import type { Mailer, NewMail } from "../mail/service.ts";
 import * as workspaces from "../workspaces/service.ts";
 import { notifyJoined } from "./notices.ts";
 import * as store from "./store.ts";
@@ -38,11 +39,11 @@ export function invitationUrl(origin: string, token: string): string {
 }
 
 export async function createInvitation(
-	db: Kysely<Database>,
+	db: Db,
 	caller: AccountCaller,
 	input: { email: string; role: workspaces.Role },
 	now: number,
-): Promise<{ id: string; token: string }> {
+): Promise<{ id: string; token: string; email: string; role: string }> {
 	const email = normalizeEmail(input.email);
 	if (!isValidEmail(email)) throw invalidField("email", "must be a valid email address");
 	const held = await workspaces.callerRole(db, caller);
@@ -69,7 +70,30 @@ export async function createInvitation(
 		created: now,
 		updated: now,
 	});
-	return { id, token };
+	return { id, token, email, role: input.role };
+}
+
+/** The mail that carries an invitation's link to its address (features/mail queues it). */
+export async function invitationMail(
+	db: Db,
+	mail: Mailer,
+	caller: AccountCaller,
+	made: { id: string; token: string; email: string; role: string },
+	input: { language?: "en" | "de" | undefined },
+): Promise<NewMail> {
+	const inviter = await accountById(db, caller.accountId);
+	const workspace = await workspaces.findWorkspace(db, caller.workspaceId);
+	const fallback = inviter?.language === "de" ? "de" : "en";
+	return {
+		kind: "invitation",
+		account: caller.accountId,
+		to: made.email,
+		field: "email",
+		language: input.language ?? (await mail.languageFor(db, made.email, fallback)),
+		template: "invitation",
+		params: { inviter: inviter?.name ?? "", workspace: workspace?.name ?? "", role: made.role },
+		link: invitationUrl(mail.origin, made.token),
+	};
 }
 
 export async function revokeInvitation(db: Db, workspaceId: string, id: string, now: number): Promise<void> {

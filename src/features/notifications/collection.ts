@@ -14,7 +14,7 @@ export const Notification = Type.Object(
 		workspace: Nullable(Type.String(), "The workspace it is about; null when about the account."),
 		kind: Type.String({
 			description:
-				'`request_answered`, `answer_revoked`, `callback_failed`, `link_expired`, `link_revoked`, `member_joined`, `identity_revoked` or `credential_revoked` (docs/api.md "Notifications").',
+				'`request_answered`, `answer_revoked`, `callback_failed`, `link_expired`, `link_revoked`, `member_joined`, `identity_revoked`, `credential_revoked` or `mail_failed` (docs/api.md "Notifications").',
 		}),
 		title: Type.String(),
 		body: Type.String(),

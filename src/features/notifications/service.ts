@@ -2,14 +2,22 @@
 // `callback_failed`; an answer received or revoked; a share revoked or expired; a member joined; an
 // identity or a credential revoked) with raiseNotice or notifyWorkspace; owners list them
 // and mark them read through the `notifications` collection, and turn each kind off or on for their
-// account (settings.ts). A notice names ids and reasons, never a vault value.
+// account, in-app and by mail (settings.ts). A notice names ids and reasons, never a vault value.
+// A notice whose mail switch is on is kept in `notice_mails`, in the transaction that raises it;
+// the mail worker (features/mail, loaded only when SMTP_URL is set) takes it from there.
 import type { Kysely, Transaction } from "kysely";
 import type { Database } from "../../db/schema.ts";
 import { newId } from "../../lib/crypto.ts";
-import { inAppOff } from "./settings.ts";
+import { channelsOf } from "./settings.ts";
 import * as store from "./store.ts";
 
-export { changeNoticeSettings, NOTICE_KINDS, type NoticeKind, noticeSettings } from "./settings.ts";
+export {
+	changeNoticeSettings,
+	NOTICE_KINDS,
+	type NoticeChannels,
+	type NoticeKind,
+	noticeSettings,
+} from "./settings.ts";
 
 import type { NoticeKind } from "./settings.ts";
 
@@ -49,10 +57,30 @@ export async function createNotification(db: Db, input: NewNotification, now: nu
 	return id;
 }
 
-/** Raises one notice, unless its recipient turned the kind off. Answers its id, or null. */
+/**
+ * Raises one notice in-app unless its recipient turned the kind off, and keeps it for mail when
+ * they turned its mail on. Answers the in-app notification's id, or null.
+ */
 export async function raiseNotice(db: Db, input: Notice, now: number): Promise<string | null> {
-	if (await inAppOff(db, input.account, input.kind)) return null;
-	return createNotification(db, input, now);
+	const on = await channelsOf(db, input.account, input.kind);
+	if (on.mail) {
+		await store.insertNoticeMail(db, {
+			id: newId(),
+			account: input.account,
+			workspace: input.workspace,
+			kind: input.kind,
+			title: input.title.slice(0, 200),
+			body: input.body ?? "",
+			data: JSON.stringify(input.data ?? {}),
+			created: now,
+		});
+	}
+	return on.inApp ? createNotification(db, input, now) : null;
+}
+
+/** Notices waiting for mail, each taken once (the mail worker, features/mail). */
+export function takeNoticeMails(db: Db, limit: number) {
+	return store.takeNoticeMails(db, limit);
 }
 
 /**

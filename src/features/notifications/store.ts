@@ -1,5 +1,5 @@
 import type { Kysely, Transaction } from "kysely";
-import type { Database, NotificationTable } from "../../db/schema.ts";
+import type { Database, NoticeMailTable, NotificationTable } from "../../db/schema.ts";
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -67,7 +67,7 @@ export async function membersAmong(
 export function settingOf(db: Db, account: string, kind: string) {
 	return db
 		.selectFrom("notification_settings")
-		.select("in_app")
+		.select(["in_app", "mail"])
 		.where("account", "=", account)
 		.where("kind", "=", kind)
 		.executeTakeFirst();
@@ -76,16 +76,35 @@ export function settingOf(db: Db, account: string, kind: string) {
 export function settingsOf(db: Db, account: string) {
 	return db
 		.selectFrom("notification_settings")
-		.select(["kind", "in_app"])
+		.select(["kind", "in_app", "mail"])
 		.where("account", "=", account)
 		.execute();
 }
 
-export function upsertSetting(db: Db, account: string, kind: string, inApp: boolean, now: number) {
-	const in_app = inApp ? 1 : 0;
+export function upsertSetting(
+	db: Db,
+	account: string,
+	kind: string,
+	on: { inApp: boolean; mail: boolean },
+	now: number,
+) {
+	const set = { in_app: on.inApp ? 1 : 0, mail: on.mail ? 1 : 0, updated: now };
 	return db
 		.insertInto("notification_settings")
-		.values({ account, kind, in_app, updated: now })
-		.onConflict((oc) => oc.columns(["account", "kind"]).doUpdateSet({ in_app, updated: now }))
+		.values({ account, kind, ...set })
+		.onConflict((oc) => oc.columns(["account", "kind"]).doUpdateSet(set))
 		.execute();
+}
+
+export function insertNoticeMail(db: Db, row: NoticeMailTable) {
+	return db.insertInto("notice_mails").values(row).execute();
+}
+
+/**
+ * Takes up to `limit` notices waiting for mail, each removed by the statement that returns it, so
+ * two workers never take one.
+ */
+export function takeNoticeMails(db: Db, limit: number) {
+	const oldest = db.selectFrom("notice_mails").select("id").orderBy("created").orderBy("id").limit(limit);
+	return db.deleteFrom("notice_mails").where("id", "in", oldest).returningAll().execute();
 }

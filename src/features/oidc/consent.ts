@@ -86,7 +86,7 @@ export async function signIn(
 	const identity = workspace ? await store.primaryIdentity(db, workspace.id, account.id) : undefined;
 	const reveals: Record<OptionalScope, Record<string, string | boolean>> = {
 		profile: { name: account.name },
-		email: { email: account.email, email_verified: false },
+		email: { email: account.email, email_verified: account.email_verified_at !== null },
 		svc_identity: identity ? { svc_identity: identity.fingerprint } : {},
 	};
 	const keys = JSON.parse(request.keys) as string[];

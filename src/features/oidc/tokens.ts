@@ -106,17 +106,20 @@ export async function exchange(
 	};
 }
 
-/** The claims of granted scopes. `email_verified` is false: this server never mails anyone. */
+/**
+ * The claims of granted scopes. `email_verified` is true only for an address confirmed through a
+ * mailed link (features/accounts/verification.ts, while the server has mail on).
+ */
 async function scopeClaims(
 	db: Kysely<Database>,
-	account: { id: string; name: string; email: string },
+	account: { id: string; name: string; email: string; email_verified_at: number | null },
 	scopes: readonly string[],
 ): Promise<Record<string, string | boolean>> {
 	const claims: Record<string, string | boolean> = {};
 	if (scopes.includes("profile")) claims.name = account.name;
 	if (scopes.includes("email")) {
 		claims.email = account.email;
-		claims.email_verified = false;
+		claims.email_verified = account.email_verified_at !== null;
 	}
 	if (scopes.includes("svc_identity")) {
 		const workspace = await store.personalWorkspace(db, account.id);

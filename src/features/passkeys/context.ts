@@ -3,6 +3,7 @@
 import type { Kysely, Transaction } from "kysely";
 import type { Database } from "../../db/schema.ts";
 import { randomToken, sha256Hex } from "../../lib/crypto.ts";
+import type { Mailer } from "../mail/service.ts";
 import type { RelyingParty } from "./checks.ts";
 import * as store from "./store.ts";
 
@@ -15,6 +16,8 @@ export interface PasskeyContext {
 	allowSignups: boolean;
 	/** ALLOW_ANSWER_SIGNUPS: the operator lets requests admit answer-only sign-ups. */
 	allowAnswerSignups: boolean;
+	/** Outgoing mail when on: a sign-up is sent a verify link. */
+	mail?: Mailer | undefined;
 	now: number;
 }
 

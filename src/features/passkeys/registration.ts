@@ -9,6 +9,8 @@
 // with user verification, then the ticket spent, the email still free, the passkey new, and the
 // invitation accepted by the new account.
 import type { AuthenticatorTransport, RegistrationResponseJSON } from "@simplewebauthn/server";
+import type { Transaction } from "kysely";
+import type { Database } from "../../db/schema.ts";
 import { AppError } from "../../http/errors.ts";
 import { newId, randomToken, sha256Hex } from "../../lib/crypto.ts";
 import { accountByEmail, accountById, createAccount, lockAccount } from "../accounts/service.ts";
@@ -208,6 +210,7 @@ export async function finishRegistration(
 					},
 					ctx.now,
 				);
+				await sendSignupVerification(ctx, trx, accountId);
 			} else if (!(await lockAccount(trx, accountId))) {
 				throw new AppError("passkey_ticket_invalid", "The ticket's account no longer exists");
 			}
@@ -237,6 +240,16 @@ export async function finishRegistration(
 		if (!store.isUniqueViolation(err)) throw err;
 		if (ceremony.email && (await accountByEmail(ctx.db, ceremony.email))) throw emailTaken();
 		throw credentialTaken();
+	}
+}
+
+/** With mail on, a new account is sent a link to verify its address; over a mail cap it is not. */
+async function sendSignupVerification(ctx: PasskeyContext, trx: Transaction<Database>, accountId: string) {
+	if (!ctx.mail) return;
+	try {
+		await ctx.mail.sendVerification(trx, accountId, undefined, ctx.now);
+	} catch (err) {
+		if (!(err instanceof AppError && err.code === "mail_rate_limited")) throw err;
 	}
 }
 

@@ -39,6 +39,7 @@ export const passkeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
 		rp,
 		allowSignups: app.config.allowSignups,
 		allowAnswerSignups: app.config.allowAnswerSignups,
+		mail: app.mail,
 		now: app.clock.now(),
 	});
 	// Answer-only sign-ups begun per IP and hour, on every node together (docs/operations.md).

@@ -17,7 +17,14 @@ import * as store from "./store.ts";
 // member rules they apply.
 export type { WorkspaceHooks } from "./hooks.ts";
 export { callerRole, depart, type Role, roleWithin } from "./membership.ts";
-export { countOwners, findMembership, lockWorkspace, memberByEmail, membershipsOf } from "./store.ts";
+export {
+	countOwners,
+	findMembership,
+	findWorkspace,
+	lockWorkspace,
+	memberByEmail,
+	membershipsOf,
+} from "./store.ts";
 
 const MANAGERS = new Set(["owner", "admin"]);
 

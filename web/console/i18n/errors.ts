@@ -26,6 +26,12 @@ export const errorMessages = defineMessages({
 		invitation_expired: "This invitation has expired. Ask for a new one.",
 		invitation_revoked: "This invitation was withdrawn. Ask for a new one.",
 		invitation_used: "This invitation has already been accepted.",
+		mail_disabled: "This server does not send e-mail. Copy the link and send it yourself.",
+		mail_address_invalid:
+			"This e-mail address (or name) cannot be used. Check it: one address, no line breaks.",
+		mail_rate_limited: "Too many e-mails today, from this account or to this address. Try again tomorrow.",
+		mail_verification_invalid:
+			"This confirmation link is not valid any more (used, expired, or for an earlier address). Ask for a new one.",
 		member_exists: "This person is already a member of the workspace.",
 		member_role_above_own: "You cannot give or change a role above your own.",
 		member_last_owner: "A workspace needs at least one owner. Make someone else owner first.",
@@ -129,6 +135,13 @@ export const errorMessages = defineMessages({
 		invitation_expired: "Diese Einladung ist abgelaufen. Bitten Sie um eine neue.",
 		invitation_revoked: "Diese Einladung wurde zurückgezogen. Bitten Sie um eine neue.",
 		invitation_used: "Diese Einladung wurde bereits angenommen.",
+		mail_disabled: "Dieser Server verschickt keine E-Mails. Kopieren Sie den Link und senden Sie ihn selbst.",
+		mail_address_invalid:
+			"Diese E-Mail-Adresse (oder dieser Name) ist nicht verwendbar. Bitte prüfen: eine Adresse, keine Zeilenumbrüche.",
+		mail_rate_limited:
+			"Heute wurden zu viele E-Mails gesendet, von diesem Konto oder an diese Adresse. Versuchen Sie es morgen wieder.",
+		mail_verification_invalid:
+			"Dieser Bestätigungslink gilt nicht mehr (benutzt, abgelaufen oder für eine frühere Adresse). Fordern Sie einen neuen an.",
 		member_exists: "Diese Person ist bereits Mitglied des Arbeitsbereichs.",
 		member_role_above_own: "Sie können keine Rolle über Ihrer eigenen vergeben oder ändern.",
 		member_last_owner:

@@ -1,7 +1,17 @@
 // The open invitations of the members screen, and the dialog that makes one.
 import { useState } from "preact/hooks";
 import { useT } from "../../i18n/index.ts";
-import { Button, DataTable, DateTime, Dialog, ErrorAlert, SelectField, TextField } from "../../ui/index.ts";
+import { serverInfo } from "../../server-info.ts";
+import {
+	Button,
+	Checkbox,
+	DataTable,
+	DateTime,
+	Dialog,
+	ErrorAlert,
+	SelectField,
+	TextField,
+} from "../../ui/index.ts";
 import { uiMessages } from "../../ui/messages.ts";
 import { messages } from "./messages.ts";
 import { RoleSummary } from "./roles.tsx";
@@ -62,19 +72,21 @@ export function InviteDialog({
 	grantable: Role[];
 	busy: boolean;
 	error: unknown;
-	onInvite: (email: string, role: Role) => Promise<boolean>;
+	onInvite: (email: string, role: Role, sendEmail: boolean) => Promise<boolean>;
 }) {
 	const t = useT(messages);
 	const ui = useT(uiMessages);
 	const [email, setEmail] = useState("");
 	const [role, setRole] = useState<Role>("member");
 	const [emailError, setEmailError] = useState<string | null>(null);
+	const [sendEmail, setSendEmail] = useState(false);
+	const mailOn = serverInfo().mail;
 
 	async function submit(event: Event) {
 		event.preventDefault();
 		if (!email.trim()) return setEmailError(t("emailRequired"));
 		setEmailError(null);
-		if (await onInvite(email.trim(), role)) setEmail("");
+		if (await onInvite(email.trim(), role, mailOn && sendEmail)) setEmail("");
 	}
 
 	return (
@@ -110,6 +122,15 @@ export function InviteDialog({
 					options={grantable.map((r) => ({ value: r, label: t(`role_${r}`) }))}
 					onChange={(r) => setRole(r as Role)}
 				/>
+				{mailOn ? (
+					<Checkbox
+						name="sendEmail"
+						label={t("sendEmail")}
+						hint={t("sendEmailHint")}
+						checked={sendEmail}
+						onChange={setSendEmail}
+					/>
+				) : null}
 				{/* Read out when the role changes: exactly what the chosen role can see and do. */}
 				<div aria-live="polite">
 					<RoleSummary role={role} id="invite-role-summary" />

@@ -41,6 +41,10 @@ export const messages = defineMessages({
 		invite: "Invite someone",
 		inviteTitle: "Invite someone",
 		inviteHint: "They get a link that works once, for seven days.",
+		sendEmail: "Send it by e-mail",
+		sendEmailHint: "This server mails the link to the address; it is still shown to you once.",
+		linkMailed:
+			"The link is on its way to {email} by e-mail. It is also shown here, only this once, and works once, for seven days.",
 		emailRequired: "Enter an email address.",
 		send: "Create invitation",
 		linkTitle: "Invitation link",
@@ -111,6 +115,10 @@ export const messages = defineMessages({
 		invite: "Jemanden einladen",
 		inviteTitle: "Jemanden einladen",
 		inviteHint: "Die Person erhält einen Link, der einmal und sieben Tage lang gilt.",
+		sendEmail: "Per E-Mail senden",
+		sendEmailHint: "Dieser Server schickt den Link an die Adresse; Ihnen wird er trotzdem einmal angezeigt.",
+		linkMailed:
+			"Der Link ist per E-Mail an {email} unterwegs. Er wird auch hier angezeigt, nur dieses eine Mal, und gilt einmal, sieben Tage lang.",
 		emailRequired: "Geben Sie eine E-Mail-Adresse ein.",
 		send: "Einladung erstellen",
 		linkTitle: "Einladungslink",

@@ -149,7 +149,7 @@ export default function MembersScreen() {
 	const grantable = ROLES.filter((r) => RANK[r] <= RANK[myRole]).reverse();
 
 	const [inviting, setInviting] = useState(false);
-	const [link, setLink] = useState<{ url: string; email: string } | null>(null);
+	const [link, setLink] = useState<{ url: string; email: string; mailed: boolean } | null>(null);
 	const [pending, setPending] = useState<Pending | null>(null);
 	const [busy, setBusy] = useState(false);
 	const [error, setError] = useState<unknown>(null);
@@ -169,12 +169,12 @@ export default function MembersScreen() {
 		}
 	}
 
-	async function invite(email: string, role: Role): Promise<boolean> {
+	async function invite(email: string, role: Role, sendEmail: boolean): Promise<boolean> {
 		setBusy(true);
 		setError(null);
 		try {
-			const res = await invitations.create({ email, role });
-			setLink({ url: res.headers.get("x-invitation-url") ?? "", email });
+			const res = await invitations.create({ email, role, ...(sendEmail ? { sendEmail } : {}) });
+			setLink({ url: res.headers.get("x-invitation-url") ?? "", email, mailed: sendEmail });
 			setInviting(false);
 			state.reload();
 			return true;
@@ -266,7 +266,7 @@ export default function MembersScreen() {
 					</Button>
 				}
 			>
-				<p>{t("linkText", { email: link?.email ?? "" })}</p>
+				<p>{t(link?.mailed ? "linkMailed" : "linkText", { email: link?.email ?? "" })}</p>
 				<CopyField label={t("link")} value={link?.url ?? ""} />
 			</Dialog>
 			<ConfirmDialog

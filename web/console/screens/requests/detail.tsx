@@ -5,6 +5,7 @@ import { useState } from "preact/hooks";
 import { ApiError } from "../../api.ts";
 import { useT } from "../../i18n/index.ts";
 import { Link, navigate } from "../../router.ts";
+import { serverInfo } from "../../server-info.ts";
 import { hasScope } from "../../session.ts";
 import {
 	announce,
@@ -24,6 +25,7 @@ import { Answers } from "./answers.tsx";
 import { TestDelivery } from "./callback-field.tsx";
 import { ItemsTable } from "./items-table.tsx";
 import { messages } from "./messages.ts";
+import { SendLink } from "./send-link.tsx";
 import { answerUrl, type DataRequest, requests } from "./types.ts";
 
 function Settings({ req }: { req: DataRequest }) {
@@ -128,6 +130,7 @@ function Loaded({ req, reload }: { req: DataRequest; reload: () => void }) {
 				<h2 id="req-link-heading">{t("linkHeading")}</h2>
 				<p>{t("linkText")}</p>
 				<CopyField label={t("linkLabel")} value={answerUrl(req.slug)} />
+				{serverInfo().mail && canWrite && req.status === "open" ? <SendLink requestId={req.id} /> : null}
 				{req.status === "open" ? null : <Notice>{t(`notOpen_${req.status}`)}</Notice>}
 			</section>
 			<section class="req-section" aria-labelledby="req-items-heading">
