@@ -149,12 +149,13 @@ export class Device {
 	static async create(
 		browser: Browser,
 		/** `bypassCSP` lets axe-core be injected; a device checking the CSP leaves it off. */
-		options: { locale?: string; viewport?: ViewportSize; bypassCSP?: boolean } = {},
+		options: { locale?: string; viewport?: ViewportSize; bypassCSP?: boolean; scheme?: Scheme } = {},
 	): Promise<Device> {
 		const context = await browser.newContext({
 			locale: options.locale ?? "en-US",
 			viewport: options.viewport ?? { width: 1280, height: 800 },
 			bypassCSP: options.bypassCSP ?? false,
+			colorScheme: options.scheme ?? "light",
 		});
 		return new Device(context);
 	}
