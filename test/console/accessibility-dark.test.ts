@@ -3,4 +3,4 @@
 // another palette (accessibility-suite.ts). The light scheme: accessibility.test.ts.
 import { accessibilitySuite } from "./accessibility-suite.ts";
 
-accessibilitySuite(["dark"], "palette");
+accessibilitySuite(["dark"], "screens", "palette");

@@ -3,4 +3,4 @@
 // (accessibility-suite.ts). The dark scheme: accessibility-dark.test.ts.
 import { accessibilitySuite } from "./accessibility-suite.ts";
 
-accessibilitySuite(["light"], "keyboard");
+accessibilitySuite(["light"], "screens", "keyboard");
