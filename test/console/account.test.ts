@@ -12,13 +12,14 @@ import {
 	Device,
 	describeViolations,
 	launchBrowser,
+	operatorTicket,
 	PHONE,
 	type Server,
 	screenReady,
 	screenshot,
 	sessionTokenOf,
-	signedUpAccount,
 	startServer,
+	ticketAccount,
 } from "../helpers/browser.ts";
 
 describe("deleting an account in the console", { timeout: 900_000 }, () => {
@@ -30,14 +31,15 @@ describe("deleting an account in the console", { timeout: 900_000 }, () => {
 	let club: string;
 
 	before(async () => {
-		server = await startServer({ allowSignups: true });
+		// The defaults (sign-ups off): the account is made in this browser from the operator's
+		// one-time link, so this device holds its passkey.
+		server = await startServer();
 		browser = await launchBrowser();
 		device = await Device.create(browser);
-		// The account is made in this browser, so this device holds its passkey.
-		page = await device.open(`${server.origin}/app/signup`);
-		await page.getByLabel("Email").fill("ada@example.org");
+		page = await device.open(await operatorTicket(server, "ada@example.org"));
 		await page.getByLabel("Your name (optional)").fill("Ada");
 		await page.getByRole("button", { name: "Create a passkey" }).click();
+		await page.getByRole("link", { name: "Open the console" }).click({ timeout: 60_000 });
 		await page.getByRole("button", { name: "Sign out" }).waitFor({ timeout: 60_000 });
 		token = String(await sessionTokenOf(page));
 		club = (
@@ -73,7 +75,7 @@ describe("deleting an account in the console", { timeout: 900_000 }, () => {
 		["de", PHONE, "phone"],
 	] as const) {
 		test(`axe-core: no violations (${lang}, ${size})`, async () => {
-			const { token: other } = await signedUpAccount(server, `axe-${lang}@example.org`);
+			const { token: other } = await ticketAccount(server, `axe-${lang}@example.org`);
 			const violations = await axeCheck(browser, `${server.origin}/app/account`, {
 				token: other,
 				lang,
@@ -98,7 +100,7 @@ describe("deleting an account in the console", { timeout: 900_000 }, () => {
 
 	test("with the workspace handed over, the passkey confirms the deletion: signed out to the front page, the passkey no longer signs in", async () => {
 		// Another owner for the club: then Ada is not its last.
-		const bo = await signedUpAccount(server, "bo@example.org");
+		const bo = await ticketAccount(server, "bo@example.org");
 		const invited = await fetch(`${server.api}/api/collections/invitations/records`, {
 			method: "POST",
 			headers: { authorization: `Bearer ${token}`, "x-workspace": club, "content-type": "application/json" },

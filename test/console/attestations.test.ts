@@ -16,8 +16,8 @@ import {
 	type Server,
 	screenReady,
 	setSessionToken,
-	signedUpAccount,
 	startServer,
+	ticketAccount,
 } from "../helpers/browser.ts";
 
 describe("attestations in the console", { timeout: 600_000 }, () => {
@@ -28,9 +28,9 @@ describe("attestations in the console", { timeout: 600_000 }, () => {
 	let page: Page;
 
 	before(async () => {
-		server = await startServer({ allowSignups: true, allowAttestations: true });
+		server = await startServer({ allowAttestations: true });
 		browser = await launchBrowser();
-		({ token } = await signedUpAccount(server, "registry@example.org"));
+		({ token } = await ticketAccount(server, "registry@example.org"));
 		device = await Device.create(browser);
 		page = await device.open(`${server.origin}/app/signin`);
 		await setSessionToken(page, token);

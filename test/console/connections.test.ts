@@ -20,8 +20,8 @@ import {
 	type Server,
 	screenReady,
 	setSessionToken,
-	signedUpAccount,
 	startServer,
+	ticketAccount,
 } from "../helpers/browser.ts";
 
 describe("connections in the console", { timeout: 900_000 }, () => {
@@ -36,10 +36,10 @@ describe("connections in the console", { timeout: 900_000 }, () => {
 	let link: string;
 
 	before(async () => {
-		server = await startServer({ allowSignups: true });
+		server = await startServer();
 		browser = await launchBrowser();
 		tool = await startToolServer("127.0.0.1", await freePort(), server.api);
-		({ token } = await signedUpAccount(server, "owner@example.org"));
+		({ token } = await ticketAccount(server, "owner@example.org"));
 		device = await Device.create(browser);
 		page = await device.open(`${server.origin}/app/signin`);
 		await setSessionToken(page, token);

@@ -20,8 +20,8 @@ import {
 	screenReady,
 	screenshot,
 	setSessionToken,
-	signedUpAccount,
 	startServer,
+	ticketAccount,
 } from "../helpers/browser.ts";
 
 interface Identity {
@@ -93,9 +93,9 @@ describe("identities in the console", { timeout: 900_000 }, () => {
 	}
 
 	before(async () => {
-		server = await startServer({ allowSignups: true });
+		server = await startServer();
 		browser = await launchBrowser();
-		({ token } = await signedUpAccount(server, "ada@example.org"));
+		({ token } = await ticketAccount(server, "ada@example.org"));
 		const { publicKey } = crypto.generateKeyPairSync("ec", { namedCurve: "P-256" });
 		showcase = await json<Identity>(
 			apiCall(server, token, "POST", "/api/collections/identities/records", {

@@ -13,13 +13,14 @@ import {
 	Device,
 	describeViolations,
 	launchBrowser,
+	operatorTicket,
 	PHONE,
 	type Server,
 	screenReady,
 	sessionTokenOf,
 	setSessionToken,
-	signedUpAccount,
 	startServer,
+	ticketAccount,
 } from "../helpers/browser.ts";
 
 interface Me {
@@ -60,9 +61,9 @@ describe("invitations in the console", { timeout: 900_000 }, () => {
 	const local = (url: string) => `${server.origin}${new URL(url).pathname}${new URL(url).hash}`;
 
 	before(async () => {
-		server = await startServer({ allowSignups: true });
+		server = await startServer();
 		browser = await launchBrowser();
-		({ token: owner } = await signedUpAccount(server, "olivia@example.org"));
+		({ token: owner } = await ticketAccount(server, "olivia@example.org"));
 		ws = (
 			(await (
 				await apiCall(server, owner, "POST", "/api/collections/workspaces/records", { name: "Family" })
@@ -77,7 +78,7 @@ describe("invitations in the console", { timeout: 900_000 }, () => {
 	test("a signed-in account opens the link, sees what it is for, joins and lands in the workspace", async () => {
 		const { url } = await invite("mia@example.org", "admin");
 		assert.match(url, /\/app\/invite#[A-Za-z0-9_-]{43}$/);
-		const mia = await signedUpAccount(server, "mia@example.org");
+		const mia = await ticketAccount(server, "mia@example.org");
 		const device = await Device.create(browser);
 		const page = await device.open(`${server.origin}/app/signin`);
 		await setSessionToken(page, mia.token);
@@ -138,10 +139,11 @@ describe("invitations in the console", { timeout: 900_000 }, () => {
 
 	test("a person with a passkey signs in on the invitation's page, then joins", async () => {
 		const device = await Device.create(browser);
-		// An account made in this browser (sign-ups by email are on in tests), then signed out.
-		const open = await device.open(`${server.origin}/app/signup`);
-		await open.getByLabel("Email").fill("ella@example.org");
+		// An account made in this browser from the operator's one-time link (sign-ups are off, the
+		// default), then signed out.
+		const open = await device.open(await operatorTicket(server, "ella@example.org"));
 		await open.getByRole("button", { name: "Create a passkey" }).click();
+		await open.getByRole("link", { name: "Open the console" }).click({ timeout: 60_000 });
 		await open.getByRole("button", { name: "Sign out" }).click();
 		await screenReady(open, "Sign in");
 
@@ -160,7 +162,7 @@ describe("invitations in the console", { timeout: 900_000 }, () => {
 	});
 
 	test("signing up from a link for an email that has an account says to sign in instead", async () => {
-		await signedUpAccount(server, "zoe@example.org");
+		await ticketAccount(server, "zoe@example.org");
 		const { url } = await invite("zoe@example.org");
 		const device = await Device.create(browser);
 		const page = await device.open(local(url));
@@ -223,7 +225,7 @@ describe("invitations in the console", { timeout: 900_000 }, () => {
 			const signedOut = await axeCheck(browser, page, { lang, viewport, screenshot: "invite" });
 			assert.deepEqual(signedOut, [], describeViolations(signedOut));
 
-			const { token } = await signedUpAccount(server, `axe-join-${lang}@example.org`);
+			const { token } = await ticketAccount(server, `axe-join-${lang}@example.org`);
 			const signedIn = await axeCheck(browser, page, { token, lang, viewport, screenshot: "invite-join" });
 			assert.deepEqual(signedIn, [], describeViolations(signedIn));
 

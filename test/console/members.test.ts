@@ -15,8 +15,8 @@ import {
 	type Server,
 	screenReady,
 	setSessionToken,
-	signedUpAccount,
 	startServer,
+	ticketAccount,
 } from "../helpers/browser.ts";
 
 describe("members in the console", { timeout: 900_000 }, () => {
@@ -39,15 +39,15 @@ describe("members in the console", { timeout: 900_000 }, () => {
 		});
 
 	before(async () => {
-		server = await startServer({ allowSignups: true });
+		server = await startServer();
 		browser = await launchBrowser();
-		({ token } = await signedUpAccount(server, "olivia@example.org"));
+		({ token } = await ticketAccount(server, "olivia@example.org"));
 		ws = (
 			(await (
 				await apiCall(server, token, "POST", "/api/collections/workspaces/records", { name: "Family" })
 			).json()) as { id: string }
 		).id;
-		const mia = await signedUpAccount(server, "mia@example.org");
+		const mia = await ticketAccount(server, "mia@example.org");
 		const invited = await inWs(token, "POST", "/api/collections/invitations/records", {
 			email: "mia@example.org",
 			role: "member",

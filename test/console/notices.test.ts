@@ -17,8 +17,8 @@ import {
 	type Server,
 	screenReady,
 	setSessionToken,
-	signedUpAccount,
 	startServer,
+	ticketAccount,
 } from "../helpers/browser.ts";
 
 describe("notices in the console", { timeout: 900_000 }, () => {
@@ -50,10 +50,10 @@ describe("notices in the console", { timeout: 900_000 }, () => {
 	}
 
 	before(async () => {
-		server = await startServer({ allowSignups: true });
+		server = await startServer();
 		browser = await launchBrowser();
-		token = (await signedUpAccount(server, "olivia@example.org")).token;
-		responder = (await signedUpAccount(server, "sam@example.org")).token;
+		token = (await ticketAccount(server, "olivia@example.org")).token;
+		responder = (await ticketAccount(server, "sam@example.org")).token;
 
 		usedUp = await spentShare("Payslips for the flat");
 		const req = await api("POST", "/api/collections/requests/records", {

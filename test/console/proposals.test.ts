@@ -22,8 +22,8 @@ import {
 	type Server,
 	screenReady,
 	setSessionToken,
-	signedUpAccount,
 	startServer,
+	ticketAccount,
 } from "../helpers/browser.ts";
 
 /** Percent-encoded with %20 for a space, as the spec writes app links. */
@@ -54,10 +54,10 @@ describe("a tool's proposal in the console", { timeout: 900_000 }, () => {
 	const records: Record<string, string> = {};
 
 	before(async () => {
-		server = await startServer({ allowSignups: true });
+		server = await startServer();
 		browser = await launchBrowser();
 		tool = await startToolServer("127.0.0.1", await freePort(), server.api);
-		({ token } = await signedUpAccount(server, "owner@example.org"));
+		({ token } = await ticketAccount(server, "owner@example.org"));
 		for (const [key, name, value, hidden] of [
 			["email", "Email", "ann@example.org", false],
 			["phone", "Phone", "+49 30 1234567", false],

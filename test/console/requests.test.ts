@@ -19,8 +19,8 @@ import {
 	screenReady,
 	screenshot,
 	setSessionToken,
-	signedUpAccount,
 	startServer,
+	ticketAccount,
 } from "../helpers/browser.ts";
 import { type Receiver, startReceiver } from "../helpers/receiver.ts";
 
@@ -51,11 +51,11 @@ describe("requests and answering in the console", { timeout: 600_000 }, () => {
 
 	before(async () => {
 		// Loopback callbacks are allowed only with ALLOW_PRIVATE_CALLBACKS (docs/api.md "URL policy").
-		server = await startServer({ allowPrivateCallbacks: true, allowSignups: true });
+		server = await startServer({ allowPrivateCallbacks: true });
 		browser = await launchBrowser();
 		receiver = await startReceiver();
-		({ token: tokenA } = await signedUpAccount(server, "ada@example.org"));
-		({ token: tokenB } = await signedUpAccount(server, "bob@example.org"));
+		({ token: tokenA } = await ticketAccount(server, "ada@example.org"));
+		({ token: tokenB } = await ticketAccount(server, "bob@example.org"));
 		await json(
 			apiCall(server, tokenA, "POST", "/api/collections/templates/records", {
 				name: "Tenant application",

@@ -17,8 +17,8 @@ import {
 	type Server,
 	screenReady,
 	setSessionToken,
-	signedUpAccount,
 	startServer,
+	ticketAccount,
 } from "../helpers/browser.ts";
 
 /** What each role can see and do, in the words docs/console.md gives them (first and key lines). */
@@ -76,15 +76,15 @@ describe("roles in the console", { timeout: 900_000 }, () => {
 		});
 
 	before(async () => {
-		server = await startServer({ allowSignups: true });
+		server = await startServer();
 		browser = await launchBrowser();
-		({ token: owner } = await signedUpAccount(server, "olivia@example.org"));
+		({ token: owner } = await ticketAccount(server, "olivia@example.org"));
 		ws = (
 			(await (
 				await apiCall(server, owner, "POST", "/api/collections/workspaces/records", { name: "Family" })
 			).json()) as { id: string }
 		).id;
-		const ada = await signedUpAccount(server, "ada@example.org");
+		const ada = await ticketAccount(server, "ada@example.org");
 		admin = ada.token;
 		const invited = await inWs(owner, "POST", "/api/collections/invitations/records", {
 			email: "ada@example.org",

@@ -20,9 +20,9 @@ import {
 	type Server,
 	screenReady,
 	setSessionToken,
-	signedUpAccount,
 	startServer,
 	tabTo,
+	ticketAccount,
 } from "../helpers/browser.ts";
 
 interface Share {
@@ -66,9 +66,9 @@ describe("shares in the console", { timeout: 900_000 }, () => {
 	}
 
 	before(async () => {
-		server = await startServer({ allowSignups: true });
+		server = await startServer();
 		browser = await launchBrowser();
-		({ token } = await signedUpAccount(server, "ada@example.org"));
+		({ token } = await ticketAccount(server, "ada@example.org"));
 		const records = "/api/collections/records/records";
 		const iban = await json<{ id: string }>(
 			apiCall(server, token, "POST", records, { key: "iban", name: "IBAN", value: "DE89370400440532013000" }),

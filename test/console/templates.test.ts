@@ -17,8 +17,8 @@ import {
 	type Server,
 	screenReady,
 	setSessionToken,
-	signedUpAccount,
 	startServer,
+	ticketAccount,
 } from "../helpers/browser.ts";
 
 interface Tpl {
@@ -35,9 +35,9 @@ describe("the templates screen", { timeout: 300_000 }, () => {
 	let token: string;
 
 	before(async () => {
-		server = await startServer({ allowSignups: true });
+		server = await startServer();
 		browser = await launchBrowser();
-		({ token } = await signedUpAccount(server, "tom@example.org"));
+		({ token } = await ticketAccount(server, "tom@example.org"));
 		device = await Device.create(browser);
 		page = await device.open(`${server.origin}/app/signin`);
 		await setSessionToken(page, token);

@@ -23,8 +23,8 @@ import {
 	type Server,
 	screenReady,
 	setSessionToken,
-	signedUpAccount,
 	startServer,
+	ticketAccount,
 } from "../helpers/browser.ts";
 
 const run = promisify(execFile);
@@ -54,9 +54,9 @@ describe("the export and import screen", { timeout: 300_000 }, () => {
 	let dir: string;
 
 	before(async () => {
-		server = await startServer({ allowSignups: true });
+		server = await startServer();
 		browser = await launchBrowser();
-		({ token } = await signedUpAccount(server, "ada@example.org"));
+		({ token } = await ticketAccount(server, "ada@example.org"));
 		await apiCall(server, token, "POST", "/api/collections/records/records", {
 			key: "iban",
 			value: "DE89 3704",

@@ -16,8 +16,8 @@ import {
 	type Server,
 	screenReady,
 	setSessionToken,
-	signedUpAccount,
 	startServer,
+	ticketAccount,
 } from "../helpers/browser.ts";
 
 interface Workspace {
@@ -56,9 +56,9 @@ describe("workspaces in the console", { timeout: 900_000 }, () => {
 	const switcher = () => page.locator("#workspace-select");
 
 	before(async () => {
-		server = await startServer({ allowSignups: true });
+		server = await startServer();
 		browser = await launchBrowser();
-		({ token } = await signedUpAccount(server, "ada@example.org"));
+		({ token } = await ticketAccount(server, "ada@example.org"));
 		const [mine] = await listed();
 		assert.ok(mine);
 		personal = mine;

@@ -1,17 +1,21 @@
 // The share page in headless Chromium: it renders with its own stylesheet under its CSP (no
 // console error), works with JavaScript off (the password form included), shows where the
 // keyboard is, and axe-core finds no WCAG 2.2 AA violation in English and German, on a phone and
-// a desktop. With SCREENSHOTS=1 it writes docs/screenshots/share-page-*.png.
+// a desktop, in the light and the dark colour scheme (and the dark one really is darker). With
+// SCREENSHOTS=1 it writes docs/screenshots/share-page-*.png (`-dark-` for the dark scheme).
 import assert from "node:assert/strict";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { Browser, Page, ViewportSize } from "playwright-core";
 import {
 	axeCheck,
+	bodyColours,
 	DESKTOP,
 	describeViolations,
 	launchBrowser,
 	PHONE,
+	SCHEMES,
+	type Scheme,
 	type Server,
 	startServer,
 } from "../helpers/browser.ts";
@@ -103,11 +107,15 @@ describe("the share page in Chromium", { timeout: 300_000 }, () => {
 		await server?.close();
 	});
 
-	async function open(url: string, opts: { viewport?: ViewportSize; js?: boolean; locale?: string } = {}) {
+	async function open(
+		url: string,
+		opts: { viewport?: ViewportSize; js?: boolean; locale?: string; scheme?: Scheme } = {},
+	) {
 		const context = await browser.newContext({
 			viewport: opts.viewport ?? PHONE,
 			javaScriptEnabled: opts.js ?? true,
 			locale: opts.locale ?? "en-US",
+			colorScheme: opts.scheme ?? "light",
 		});
 		const page = await context.newPage();
 		const errors: string[] = [];
@@ -127,7 +135,7 @@ describe("the share page in Chromium", { timeout: 300_000 }, () => {
 			const card = await page.evaluate<string>(
 				'getComputedStyle(document.querySelector(".entries")).borderRadius',
 			);
-			assert.equal(card, "8px", "the stylesheet applies");
+			assert.equal(card, "12px", "the stylesheet applies");
 			assert.equal(await page.getByText("ann@example.org").count(), 1);
 			assert.deepEqual(errors, [], "no CSP violation or other console error");
 			await close();
@@ -169,16 +177,40 @@ describe("the share page in Chromium", { timeout: 300_000 }, () => {
 		["share, phone", "share", PHONE, "en"],
 		["share, desktop", "share", DESKTOP, "en"],
 		["share in German, phone", "share", PHONE, "de"],
+		["share in German, desktop", "share", DESKTOP, "de"],
 		["password form", "password", PHONE, "en"],
 		["needs the app", "app", PHONE, "en"],
 		["no longer available", "gone", PHONE, "de"],
 	];
-	for (const [name, which, viewport, lang] of checks) {
-		test(`axe-core: no WCAG 2.2 AA violation: ${name}`, async () => {
-			const violations = await axeCheck(browser, urls[which], { viewport, lang });
-			assert.deepEqual(violations, [], describeViolations(violations));
-		});
+	for (const scheme of SCHEMES) {
+		for (const [name, which, viewport, lang] of checks) {
+			test(`axe-core: no WCAG 2.2 AA violation: ${name} (${scheme})`, async () => {
+				const violations = await axeCheck(browser, urls[which], { viewport, lang, scheme });
+				assert.deepEqual(violations, [], describeViolations(violations));
+			});
+		}
 	}
+
+	test("the dark scheme is another palette: the body, the values' card and the text change", async () => {
+		const seen: Partial<Record<Scheme, { background: string; color: string; card: string }>> = {};
+		for (const scheme of SCHEMES) {
+			const { page, close } = await open(urls.share, { scheme });
+			await page.locator(".entries").first().waitFor();
+			const card = await page.evaluate<string>(
+				'getComputedStyle(document.querySelector(".entries")).backgroundColor',
+			);
+			seen[scheme] = { ...(await bodyColours(page)), card };
+			await close();
+		}
+		const { light, dark } = seen;
+		assert.ok(light && dark);
+		assert.notEqual(dark.background, light.background, "body background");
+		assert.notEqual(dark.color, light.color, "text colour");
+		assert.notEqual(dark.card, light.card, "the values' card");
+		const channels = (c: string) => (c.match(/\d+/g) ?? []).slice(0, 3).map(Number);
+		assert.ok(Math.max(...channels(dark.background)) < 64, `dark background ${dark.background}`);
+		assert.ok(Math.min(...channels(light.background)) > 230, `light background ${light.background}`);
+	});
 
 	test("axe-core on a password share opened through its form, and on the wrong-password page", async () => {
 		for (const password of ["wrong", "open sesame"]) {
@@ -203,8 +235,15 @@ describe("the share page in Chromium", { timeout: 300_000 }, () => {
 			["app-phone", urls.app, PHONE],
 			["gone-phone", urls.gone, PHONE],
 		];
-		for (const [name, url, viewport, locale] of shots) {
-			const { page, errors, close } = await open(url, { viewport, ...(locale ? { locale } : {}) });
+		// The dark scheme's pictures of the share itself: `share-page-dark-<width>.png`.
+		const dark: typeof shots = [
+			["dark-phone", urls.share, PHONE],
+			["dark-desktop", urls.share, DESKTOP],
+			["password-dark-phone", urls.password, PHONE],
+		];
+		for (const [name, url, viewport, locale] of [...shots, ...dark]) {
+			const scheme = name.includes("dark") ? "dark" : "light";
+			const { page, errors, close } = await open(url, { viewport, scheme, ...(locale ? { locale } : {}) });
 			await page.locator("h1").waitFor();
 			const overflow = await page.evaluate<number>(
 				"document.documentElement.scrollWidth - document.documentElement.clientWidth",

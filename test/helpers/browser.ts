@@ -149,12 +149,13 @@ export class Device {
 	static async create(
 		browser: Browser,
 		/** `bypassCSP` lets axe-core be injected; a device checking the CSP leaves it off. */
-		options: { locale?: string; viewport?: ViewportSize; bypassCSP?: boolean } = {},
+		options: { locale?: string; viewport?: ViewportSize; bypassCSP?: boolean; scheme?: Scheme } = {},
 	): Promise<Device> {
 		const context = await browser.newContext({
 			locale: options.locale ?? "en-US",
 			viewport: options.viewport ?? { width: 1280, height: 800 },
 			bypassCSP: options.bypassCSP ?? false,
+			colorScheme: options.scheme ?? "light",
 		});
 		return new Device(context);
 	}
@@ -286,7 +287,9 @@ export async function axeCheck(
 		lang?: "en" | "de";
 		viewport?: ViewportSize;
 		prepare?: (page: Page) => Promise<void>;
-		/** Writes docs/screenshots/console-<name>-<desktop|phone>.png when SCREENSHOTS=1. */
+		/** The reader's `prefers-color-scheme`; light when absent. */
+		scheme?: Scheme;
+		/** Writes docs/screenshots/console-<name>[-dark]-<desktop|phone>.png when SCREENSHOTS=1. */
 		screenshot?: string;
 	} = {},
 ): Promise<AxeViolation[]> {
@@ -294,6 +297,7 @@ export async function axeCheck(
 		bypassCSP: true,
 		locale: options.lang === "de" ? "de-DE" : "en-US",
 		viewport: options.viewport ?? { width: 1280, height: 800 },
+		colorScheme: options.scheme ?? "light",
 	});
 	try {
 		const init = [
@@ -323,20 +327,32 @@ export function describeViolations(violations: AxeViolation[]): string {
 		.join("\n");
 }
 
+export type Scheme = "light" | "dark";
+export const SCHEMES: readonly Scheme[] = ["light", "dark"];
+
+/** The page's body background and text colour as computed: what a colour scheme changes. */
+export function bodyColours(page: Page): Promise<{ background: string; color: string }> {
+	return page.evaluate<{ background: string; color: string }>(
+		"(() => { const s = getComputedStyle(document.body); return { background: s.backgroundColor, color: s.color }; })()",
+	);
+}
+
 export const DESKTOP: ViewportSize = { width: 1280, height: 800 };
 export const PHONE: ViewportSize = { width: 390, height: 844 };
 
 /**
- * With SCREENSHOTS=1, writes the page to docs/screenshots/console-<name>-<desktop|phone>.png: the
- * whole page, or the viewport while a modal dialog is open.
+ * With SCREENSHOTS=1, writes the page to docs/screenshots/console-<name>-<desktop|phone>.png (with
+ * `-dark` before the width when the page is in the dark scheme): the whole page, or the viewport
+ * while a modal dialog is open.
  */
 export async function screenshot(page: Page, name: string): Promise<void> {
 	if (process.env.SCREENSHOTS !== "1") return;
 	const width = page.viewportSize()?.width ?? 1280;
+	const dark = await page.evaluate<boolean>('matchMedia("(prefers-color-scheme: dark)").matches');
 	const file = path.join(
 		ROOT,
 		"docs/screenshots",
-		`console-${name}-${width < 600 ? "phone" : "desktop"}.png`,
+		`console-${name}${dark ? "-dark" : ""}-${width < 600 ? "phone" : "desktop"}.png`,
 	);
 	fs.mkdirSync(path.dirname(file), { recursive: true });
 	// A modal dialog's backdrop covers the viewport only: a full-page picture would show the page

@@ -18,6 +18,7 @@ import {
 	describeViolations,
 	launchBrowser,
 	PHONE,
+	type Scheme,
 	type Server,
 	sessionTokenOf,
 	startServer,
@@ -30,7 +31,12 @@ const CALLBACK = `${SERVICE}/auth/callback`;
 async function screenshot(page: Page, name: string): Promise<void> {
 	if (process.env.SCREENSHOTS !== "1") return;
 	const width = page.viewportSize()?.width ?? 1280;
-	const file = path.join(ROOT, "docs/screenshots", `oidc-${name}-${width < 600 ? "phone" : "desktop"}.png`);
+	const dark = await page.evaluate<boolean>('matchMedia("(prefers-color-scheme: dark)").matches');
+	const file = path.join(
+		ROOT,
+		"docs/screenshots",
+		`oidc-${name}${dark ? "-dark" : ""}-${width < 600 ? "phone" : "desktop"}.png`,
+	);
 	await page.screenshot({ path: file, fullPage: true, animations: "disabled", caret: "hide" });
 }
 
@@ -39,7 +45,7 @@ async function signedUpDevice(
 	browser: Browser,
 	server: Server,
 	email: string,
-	options: { bypassCSP?: boolean; viewport?: typeof DESKTOP } = {},
+	options: { bypassCSP?: boolean; viewport?: typeof DESKTOP; scheme?: Scheme } = {},
 ) {
 	const device = await Device.create(browser, options);
 	const page = await device.open(`${server.origin}/app/signup`);
@@ -185,14 +191,17 @@ describe("the OpenID Connect sign-in page in Chromium", { timeout: 300_000 }, ()
 		await device.close();
 	});
 
-	for (const [lang, viewport] of [
-		["en", DESKTOP],
-		["de", PHONE],
+	for (const [lang, viewport, scheme] of [
+		["en", DESKTOP, "light"],
+		["de", PHONE, "light"],
+		["en", PHONE, "dark"],
+		["de", DESKTOP, "dark"],
 	] as const) {
-		test(`axe-core: no violations before and after sign-in (${lang})`, async () => {
-			const { device } = await signedUpDevice(browser, server, `axe-${lang}@example.org`, {
+		test(`axe-core: no violations before and after sign-in (${lang}, ${viewport.width} px, ${scheme})`, async () => {
+			const { device } = await signedUpDevice(browser, server, `axe-${lang}-${scheme}@example.org`, {
 				bypassCSP: true,
 				viewport,
+				scheme,
 			});
 			const flow = await authorizationUrl("openid profile email svc_identity", {
 				ui_locales: lang,

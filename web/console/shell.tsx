@@ -15,6 +15,7 @@ import type { Screen } from "./screen.ts";
 import { serverInfo } from "./server-info.ts";
 import { activeWorkspace, endSession, hasScope, me } from "./session.ts";
 import { useObservable } from "./state.ts";
+import { hasIcon, Icon, Mark } from "./ui/icon.tsx";
 import { announcement } from "./ui/live.ts";
 
 export type RegisteredScreen = Screen & { id: string };
@@ -33,7 +34,10 @@ function LanguageSwitch() {
 	const lang = useLocale();
 	return (
 		<div class="control">
-			<label for="lang-select">{t("language")}</label>
+			<label for="lang-select">
+				<Icon name="language" />
+				<span class="control-label-text">{t("language")}</span>
+			</label>
 			<select id="lang-select" value={lang} onChange={(e) => setLocale(e.currentTarget.value as Locale)}>
 				{LOCALES.map((l) => (
 					<option key={l} value={l} lang={l}>
@@ -52,7 +56,10 @@ function WorkspaceSwitch() {
 	if (!account) return null;
 	return (
 		<div class="control">
-			<label for="workspace-select">{t("workspace")}</label>
+			<label for="workspace-select">
+				<Icon name="workspaces" />
+				{t("workspace")}
+			</label>
 			<select
 				id="workspace-select"
 				value={active ?? account.workspace}
@@ -79,6 +86,7 @@ function NotificationsLink() {
 	// The visible words are the accessible name, with "unread" for screen readers after the count.
 	return (
 		<Link href={target.path} class="notif-link">
+			<Icon name="bell" />
 			{t("notifications")}
 			{count ? (
 				<>
@@ -107,6 +115,7 @@ function Account() {
 		<div class="account">
 			<span class="account-email">{t("signedInAs", { email: account.record.email })}</span>
 			<button type="button" class="btn btn-secondary" onClick={() => void out()}>
+				<Icon name="signOut" />
 				{t("signOut")}
 			</button>
 		</div>
@@ -126,6 +135,7 @@ function Nav({ id }: { id: string }) {
 				{listed.map((s) => (
 					<li key={s.id}>
 						<Link href={s.path} aria-current={under(path, s.path) ? "page" : undefined}>
+							{hasIcon(s.id) ? <Icon name={s.id} /> : null}
 							{format(s.messages, lang, s.navLabel)}
 						</Link>
 					</li>
@@ -167,7 +177,7 @@ function MenuButton({
 			aria-controls={controls}
 			onClick={onToggle}
 		>
-			<span class="menu-icon" aria-hidden="true" />
+			<Icon name="menu" />
 			{t("menu")}
 			{count ? (
 				<>
@@ -219,9 +229,12 @@ export function Shell({ signedIn, children }: { signedIn: boolean; children: Com
 			<a class="skip-link" href="#main">
 				{t("skip")}
 			</a>
-			<header class={`topbar${folded}`}>
+			<header class={`topbar${signedIn ? "" : " topbar-public"}${folded}`}>
 				<div class="brand">
-					<Link href="/">{t("appName")}</Link>
+					<Link href="/" class="brand-name">
+						<Mark />
+						{t("appName")}
+					</Link>
 					<span class="brand-domain">{info.domain}</span>
 				</div>
 				{signedIn ? (

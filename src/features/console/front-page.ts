@@ -3,6 +3,7 @@
 // HTML with the console's front stylesheet; no script.
 
 import type { Lang } from "../../http/language.ts";
+import { icon, MARK_SVG, PRODUCT } from "../../lib/brand.ts";
 import { escapeHtml } from "../../lib/html.ts";
 
 export interface FrontView {
@@ -82,20 +83,25 @@ export function renderFrontPage(view: FrontView): string {
 <title>${t("title", { domain: view.domain })}</title>
 <link rel="icon" href="/favicon.svg" type="image/svg+xml">
 ${css}</head>
-<body>
-<div class="front">
-<header>
-<span class="site">svc · ${escapeHtml(view.domain)}</span>
-<nav aria-label="${t("language")}"><a href="/?lang=${other}" hreflang="${other}" lang="${other}">${otherName}</a></nav>
+<body class="front-page">
+<header class="site-header">
+<div class="site-header-inner">
+<p class="brand"><span class="brand-name">${MARK_SVG}${PRODUCT}</span><span class="brand-domain">${escapeHtml(view.domain)}</span></p>
+<nav aria-label="${t("language")}"><a class="lang-link" href="/?lang=${other}" hreflang="${other}" lang="${other}">${icon("languages")}${otherName}</a></nav>
+</div>
 </header>
+<div class="front">
 <main>
+<section class="hero">
 <h1>${t("title", { domain: view.domain })}</h1>
 <p class="lead">${t("lead")}</p>
 <p class="actions">
-<a class="btn btn-primary" href="/app/signin">${t("signIn")}</a>
-${view.allowSignups ? `<a class="btn btn-secondary" href="/app/signup">${t("signUp")}</a>\n` : ""}</p>
-<p>${view.allowSignups ? t("ticketOpen") : t("ticket")}</p>
-<h2>${t("identity")}</h2>
+<a class="btn btn-primary" href="/app/signin">${icon("log-in")}${t("signIn")}</a>
+${view.allowSignups ? `<a class="btn btn-secondary" href="/app/signup">${icon("user-plus")}${t("signUp")}</a>\n` : ""}</p>
+<p class="hint">${view.allowSignups ? t("ticketOpen") : t("ticket")}</p>
+</section>
+<section class="panel" aria-labelledby="identity">
+<h2 id="identity">${icon("shield-check")}${t("identity")}</h2>
 <dl>
 <dt>${t("domain")}</dt>
 <dd>${escapeHtml(view.domain)}</dd>
@@ -104,14 +110,17 @@ ${view.allowSignups ? `<a class="btn btn-secondary" href="/app/signup">${t("sign
 <dt>${t("dns")}</dt>
 <dd><code>${escapeHtml(view.txtHost)} TXT "${escapeHtml(view.fingerprint)}"</code></dd>
 </dl>
-<p>${t("dnsHint", { host: view.txtHost })}</p>
-<h2>${t("developers")}</h2>
+<p class="hint">${t("dnsHint", { host: view.txtHost })}</p>
+</section>
+<section class="panel" aria-labelledby="developers">
+<h2 id="developers">${icon("code")}${t("developers")}</h2>
 <ul>
 <li><a href="/api/openapi.json">${t("openapi")}</a>: <code>/api/openapi.json</code></li>
 <li><a href="/api/server">${t("server")}</a>: <code>/api/server</code></li>
 <li><a href="/api/permissions">${t("permissions")}</a>: <code>/api/permissions</code></li>
 </ul>
-<p>${t("docs")}</p>
+<p class="hint">${t("docs")}</p>
+</section>
 </main>
 <footer>${t("footer")}</footer>
 </div>

@@ -3,6 +3,7 @@
 // who shares them; saving a copy, the share's limits, what the visitor can do and how to check
 // who shares it follow (issue 39.8). Every value, name and label reaches the page as escaped text,
 // isolated for bidirectional text (`dir="auto"`, `<bdi>`).
+import { icon } from "../../lib/brand.ts";
 import type { Entry, ShareModel } from "./model.ts";
 import type { DataFormat } from "./offers.ts";
 import { esc, type PageContext, page } from "./page-shell.ts";
@@ -48,7 +49,7 @@ function entry(e: Entry, model: ShareModel, ctx: PageContext, t: Strings): strin
 	if (e.file) {
 		const href = `/api/public/links/${encodeURIComponent(model.slug)}/files/${encodeURIComponent(e.id)}?dl=${encodeURIComponent(e.downloadToken ?? "")}`;
 		dd = e.downloadToken
-			? `<a class="button" href="${esc(href)}" download>${esc(t.download(e.file.name))}</a> <span class="meta">${esc(size(e.file.size, ctx))}</span>`
+			? `<a class="button" href="${esc(href)}" download>${icon("download")}${esc(t.download(e.file.name))}</a> <span class="meta">${esc(size(e.file.size, ctx))}</span>`
 			: `<bdi>${esc(e.file.name)}</bdi> <span class="meta">${esc(size(e.file.size, ctx))}</span>`;
 	} else if (e.hidden) {
 		dd = `<details><summary>${esc(t.hiddenShow)}</summary><span class="value" dir="auto">${value(e, ctx)}</span></details>`;
@@ -81,7 +82,10 @@ function lead(model: ShareModel, t: Strings): string {
 function save(opts: SharePageOptions, t: Strings): string {
 	if (opts.downloads.length === 0 && !opts.addressbook) return "";
 	const links = opts.downloads
-		.map((d) => `<li><a class="button secondary" href="${esc(d.href)}">${esc(t.formats[d.format])}</a></li>`)
+		.map(
+			(d) =>
+				`<li><a class="button secondary" href="${esc(d.href)}">${icon("file-down")}${esc(t.formats[d.format])}</a></li>`,
+		)
 		.join("\n");
 	const list = links
 		? `<ul class="downloads">\n${links}\n</ul>\n<p class="note">${esc(t.saveNote)}</p>\n`
@@ -90,7 +94,7 @@ function save(opts: SharePageOptions, t: Strings): string {
 		? `<p>${esc(t.addressbook)}: <code class="address">${esc(opts.addressbook)}</code></p>\n<p class="note">${esc(t.addressbookNote)}</p>\n`
 		: "";
 	return `<section aria-labelledby="save">
-<h2 id="save">${esc(t.saveHeading)}</h2>
+<h2 id="save">${icon("download")}${esc(t.saveHeading)}</h2>
 ${list}${book}</section>
 `;
 }
@@ -104,7 +108,7 @@ function about(model: ShareModel, ctx: PageContext, t: Strings): string {
 			? esc(t.noExpiry)
 			: `<time datetime="${new Date(model.expiresAt).toISOString()}">${esc(`${f.moment.format(model.expiresAt)} UTC`)}</time>`;
 	return `<section aria-labelledby="about">
-<h2 id="about">${esc(t.aboutHeading)}</h2>
+<h2 id="about">${icon("clock")}${esc(t.aboutHeading)}</h2>
 <dl class="claims">
 <div><dt>${esc(t.expires)}</dt><dd>${expiry}</dd></div>
 <div><dt>${esc(t.views)}</dt><dd>${esc(views)}</dd></div>
@@ -120,7 +124,7 @@ function help(model: ShareModel, opts: SharePageOptions, t: Strings): string {
 	const who = model.sharer.name.trim() || t.someone;
 	const lines = [t.helpRead, ...(saving ? [t.helpSave] : []), t.helpAgain, t.helpAsk(who)];
 	return `<section aria-labelledby="help">
-<h2 id="help">${esc(t.helpHeading)}</h2>
+<h2 id="help">${icon("circle-help")}${esc(t.helpHeading)}</h2>
 <ul class="help">
 ${lines.map((l) => `<li>${esc(l)}</li>`).join("\n")}
 </ul>
@@ -135,7 +139,7 @@ function who(model: ShareModel, t: Strings): string {
 		? `<div><dt>${esc(t.identity)}</dt><dd><bdi>${esc(id.name)}</bdi> · <code>${esc(grouped(id.fingerprint.slice(0, 16)))}</code><span class="state">${esc(t.identityState(model.server.domain))}</span></dd></div>\n`
 		: "";
 	return `<section aria-labelledby="who">
-<h2 id="who">${esc(t.whoHeading)}</h2>
+<h2 id="who">${icon("badge-check")}${esc(t.whoHeading)}</h2>
 <dl class="claims">
 <div><dt>${esc(t.sharedBy)}</dt><dd><bdi>${esc(model.sharer.name)}</bdi><span class="state">${esc(t.sharerState)}</span></dd></div>
 ${identity}<div><dt>${esc(t.server)}</dt><dd>${esc(model.server.domain)}<span class="state">${esc(t.serverState(model.server.domain))}</span><code class="fingerprint">${esc(grouped(model.server.fingerprint))}</code></dd></div>
@@ -161,7 +165,7 @@ ${g.entries.map((e) => entry(e, model, ctx, t)).join("")}</dl>
 	const files = model.entries.filter((e) => e.downloadToken).length;
 	const archive =
 		model.archiveToken && files > 1
-			? `<p><a class="button" href="/api/public/links/${esc(encodeURIComponent(model.slug))}/archive?dl=${esc(encodeURIComponent(model.archiveToken))}" download>${esc(t.downloadAll)}</a></p>\n`
+			? `<p><a class="button" href="/api/public/links/${esc(encodeURIComponent(model.slug))}/archive?dl=${esc(encodeURIComponent(model.archiveToken))}" download>${icon("download")}${esc(t.downloadAll)}</a></p>\n`
 			: "";
 	const fileNote =
 		files > 0 ? `<p class="note">${esc(t.downloadNote)}${archive ? ` ${esc(t.archiveNote)}` : ""}</p>\n` : "";

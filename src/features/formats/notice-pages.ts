@@ -2,6 +2,7 @@
 // refusals. A refusal says in words what happened (paused, withdrawn, views used up, expired on a
 // date) and what the visitor can do; the API's codes stay in the API (issue 39.6).
 
+import { icon } from "../../lib/brand.ts";
 import { type PublicLinkRow, pastExpiry } from "../shares/service.ts";
 import type { Format } from "./negotiate.ts";
 import { esc, type PageContext, page } from "./page-shell.ts";
@@ -22,7 +23,7 @@ export function passwordPage(
 ${error ? `<p class="error" id="password-error" role="alert">${esc(error)}</p>\n` : ""}<form method="post" action="/s/${esc(encodeURIComponent(form.slug))}">
 <p class="field"><label for="password">${esc(t.password)}</label>
 <input id="password" name="password" type="password" autocomplete="current-password" required${error ? ' aria-invalid="true" aria-describedby="password-error"' : ""}></p>
-${direct ? `<input type="hidden" name="format" value="${esc(form.format)}">\n` : ""}<p><button type="submit">${esc(t.open)}</button></p>
+${direct ? `<input type="hidden" name="format" value="${esc(form.format)}">\n` : ""}<p><button type="submit">${icon("lock")}${esc(t.open)}</button></p>
 </form>
 <p class="note">${esc(direct ? t.opensFormat(t.formats[form.format]) : t.opensView)}</p>
 `;

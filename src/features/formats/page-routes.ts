@@ -15,6 +15,7 @@ import type { FormatTokenKind } from "../../db/schema.ts";
 import { AppError } from "../../http/errors.ts";
 import { sendProblem, toAppError } from "../../http/problem.ts";
 import { errors } from "../../http/schemas.ts";
+import { withTokens } from "../../lib/brand.ts";
 import { contentDisposition } from "../../lib/sniff.ts";
 import {
 	findBySlug,
@@ -90,7 +91,8 @@ export function stylesheet(): { url: string; body: Buffer } {
 	for (let i = 0; i < 6; i++) {
 		const file = path.join(dir, "web", "share", "share.css");
 		if (fs.existsSync(file)) {
-			const body = fs.readFileSync(file);
+			// The design tokens (web/tokens.css) first, then the page's own rules: one file.
+			const body = withTokens(fs.readFileSync(file));
 			const hash = crypto.createHash("sha256").update(body).digest("hex").slice(0, 12);
 			return { url: `/assets/share-${hash}.css`, body };
 		}

@@ -1,6 +1,7 @@
 // The frame every share page is drawn in (the share itself, the password form, the refusals):
 // one document with its language, this origin's stylesheet, no script. Every value, name and
 // label reaches a page as escaped text.
+import { MARK_SVG } from "../../lib/brand.ts";
 import type { Language } from "./negotiate.ts";
 import { STRINGS } from "./strings.ts";
 
@@ -41,7 +42,7 @@ export function page(ctx: PageContext, title: string, main: string): string {
 </head>
 <body>
 <a class="skip" href="#main">${esc(t.skip)}</a>
-<header><p class="server">${esc(ctx.domain)}</p></header>
+<header class="masthead"><div class="masthead-inner">${MARK_SVG}<p class="server">${esc(ctx.domain)}</p></div></header>
 <main id="main">
 ${main}</main>
 <footer><p>${esc(t.footer(ctx.domain))}</p></footer>

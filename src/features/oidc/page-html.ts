@@ -1,6 +1,7 @@
 // The sign-in and consent page of `/oidc/authorize`, in English or German. Values from the request
 // reach the page only as escaped text or data attributes; the script (web/oidc.js) reads its words
 // from a JSON data block, which the page's CSP (no inline script) does not run.
+import { brandHeader, icon } from "../../lib/brand.ts";
 import { escapeHtml } from "../../lib/html.ts";
 import type { OptionalScope } from "./authorize-checks.ts";
 
@@ -101,7 +102,7 @@ const WORDS = {
 	},
 } as const;
 
-const head = (lang: Lang, title: string) => `<!doctype html>
+const head = (lang: Lang, title: string, domain?: string) => `<!doctype html>
 <html lang="${lang}">
 <head>
 <meta charset="utf-8">
@@ -115,7 +116,7 @@ const head = (lang: Lang, title: string) => `<!doctype html>
 <script src="/assets/oidc.js" defer></script>
 </head>
 <body>
-`;
+${brandHeader(domain)}`;
 
 /** The refusal page: the request cannot be tied to a service's checked address, so nothing is sent back. */
 export function renderRefusal(lang: Lang, detail: string): string {
@@ -157,7 +158,7 @@ export function renderAuthorize(lang: Lang, view: PageRequest): string {
 		"<",
 		"\\u003c",
 	);
-	return `${head(lang, w.title(host))}<main id="oidc" data-request="${escapeHtml(view.handle)}">
+	return `${head(lang, w.title(host), view.domain)}<main id="oidc" data-request="${escapeHtml(view.handle)}">
 <h1>${escapeHtml(w.title(host))}</h1>
 <p>${escapeHtml(w.intro(view.client, view.domain))}</p>
 <section id="signin" aria-labelledby="asks-heading">
@@ -165,7 +166,7 @@ export function renderAuthorize(lang: Lang, view: PageRequest): string {
 <ul>
 ${asks}
 </ul>
-<p><button id="start" type="button" disabled>${escapeHtml(w.start)}</button></p>
+<p><button id="start" type="button" disabled>${icon("key-round")}${escapeHtml(w.start)}</button></p>
 </section>
 <form id="consent" hidden novalidate>
 <p>${escapeHtml(w.signedIn)} <strong id="account"></strong></p>
@@ -186,8 +187,8 @@ ${
 </fieldset>`
 		: ""
 }
-<p class="actions"><button id="allow" type="submit">${escapeHtml(w.allow)}</button>
-<button id="decline" type="button">${escapeHtml(w.decline)}</button></p>
+<p class="actions"><button id="allow" type="submit">${icon("shield-check")}${escapeHtml(w.allow)}</button>
+<button id="decline" type="button" class="secondary">${escapeHtml(w.decline)}</button></p>
 </form>
 <p id="status" role="status" aria-live="polite"></p>
 <div id="error" role="alert" hidden></div>

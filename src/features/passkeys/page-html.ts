@@ -3,6 +3,7 @@
 // forbids both), so the script (web/passkey.js) learns the language from `<html lang>` and
 // `data-lang`, and keeps its own words.
 import type { Lang } from "../../http/language.ts";
+import { brandHeader, icon } from "../../lib/brand.ts";
 import { escapeHtml } from "../../lib/html.ts";
 
 export type PageView =
@@ -64,7 +65,7 @@ const WORDS = {
 	},
 } as const;
 
-const head = (lang: Lang, title: string) => `<!doctype html>
+const head = (lang: Lang, title: string, domain?: string) => `<!doctype html>
 <html lang="${lang}">
 <head>
 <meta charset="utf-8">
@@ -76,7 +77,7 @@ const head = (lang: Lang, title: string) => `<!doctype html>
 <script src="/assets/passkey.js" defer></script>
 </head>
 <body>
-`;
+${brandHeader(domain)}`;
 
 const field = (id: string, label: string, attrs: string) =>
 	`<p class="field"><label for="${id}">${escapeHtml(label)}</label>\n<input id="${id}" name="${id}" ${attrs}></p>\n`;
@@ -148,11 +149,11 @@ ${link}</main>
 	const form = formFor(view, lang);
 	const d = view.data;
 	const appLink = (text: string) => `<a id="result-link" href="#">${escapeHtml(text)}</a>`;
-	return `${head(lang, form.heading)}<main id="passkey" data-lang="${lang}" data-mode="${escapeHtml(d.mode)}" data-ticket="${escapeHtml(d.ticket)}" data-challenge="${escapeHtml(d.challenge)}" data-state="${escapeHtml(d.state)}">
+	return `${head(lang, form.heading, view.domain)}<main id="passkey" data-lang="${lang}" data-mode="${escapeHtml(d.mode)}" data-ticket="${escapeHtml(d.ticket)}" data-challenge="${escapeHtml(d.challenge)}" data-state="${escapeHtml(d.state)}">
 <h1>${escapeHtml(form.heading)}</h1>
 <p>${form.intro}</p>
 <form id="ceremony" novalidate>
-${form.fields}<p><button id="start" type="submit" disabled>${escapeHtml(form.button)}</button></p>
+${form.fields}<p><button id="start" type="submit" disabled>${icon("key-round")}${escapeHtml(form.button)}</button></p>
 </form>
 <p id="status" role="status" aria-live="polite"></p>
 <div id="error" role="alert" hidden></div>

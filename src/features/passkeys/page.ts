@@ -10,6 +10,7 @@ import { type Static, Type } from "typebox";
 import { type Lang, pickLanguage } from "../../http/language.ts";
 import { problemContent } from "../../http/schemas.ts";
 import { PAGE_CSP } from "../../http/security-headers.ts";
+import { withTokens } from "../../lib/brand.ts";
 import { webDir } from "../../lib/web-dir.ts";
 import { checkOrigin } from "./checks.ts";
 import { type PageView, renderPage } from "./page-html.ts";
@@ -80,7 +81,8 @@ export const passkeyPageRoutes: FastifyPluginAsyncTypebox = async (app) => {
 		},
 		"/assets/passkey.css": {
 			type: "text/css; charset=utf-8",
-			body: fs.readFileSync(path.join(web, "passkey.css")),
+			// The design tokens first (web/tokens.css), then the page's own rules: one file.
+			body: withTokens(fs.readFileSync(path.join(web, "passkey.css"))),
 		},
 		"/assets/simplewebauthn-browser.js": {
 			type: "text/javascript; charset=utf-8",

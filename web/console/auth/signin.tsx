@@ -51,7 +51,7 @@ export function SignIn({ next }: { next: string }) {
 				<p>{t("signInIntro", { domain: info.domain })}</p>
 				{browserSupportsWebAuthn() ? (
 					<p>
-						<Button variant="primary" busy={busy} onClick={() => void run()}>
+						<Button variant="primary" icon="signIn" busy={busy} onClick={() => void run()}>
 							{t("signInButton")}
 						</Button>
 					</p>

@@ -3,7 +3,7 @@ import { defineMessages } from "./index.ts";
 
 export const shellMessages = defineMessages({
 	en: {
-		appName: "svc console",
+		appName: "svc",
 		skip: "Skip to content",
 		mainNav: "Main",
 		language: "Language",
@@ -50,7 +50,7 @@ export const shellMessages = defineMessages({
 		welcome: "Welcome, {name}.",
 	},
 	de: {
-		appName: "svc-Konsole",
+		appName: "svc",
 		skip: "Zum Inhalt springen",
 		mainNav: "Hauptmenü",
 		language: "Sprache",

@@ -1,5 +1,6 @@
 import { useState } from "preact/hooks";
 import { useT } from "../i18n/index.ts";
+import { Icon } from "./icon.tsx";
 import { announce } from "./live.ts";
 import { uiMessages } from "./messages.ts";
 
@@ -19,6 +20,7 @@ export function CopyButton({ text, label }: { text: string; label?: string }) {
 	}
 	return (
 		<button type="button" class="btn btn-secondary btn-copy" onClick={() => void copy()}>
+			<Icon name={done ? "check" : "copy"} />
 			{done ? t("copied") : (label ?? t("copy"))}
 		</button>
 	);

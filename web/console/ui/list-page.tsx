@@ -8,6 +8,7 @@ import { useT } from "../i18n/index.ts";
 import { ErrorAlert } from "./alert.tsx";
 import { Button } from "./button.tsx";
 import { ConfirmDialog } from "./dialog.tsx";
+import type { IconName } from "./icon.tsx";
 import { announce } from "./live.ts";
 import { uiMessages } from "./messages.ts";
 import { type Loaded, LoadState, Page } from "./page.tsx";
@@ -56,7 +57,7 @@ export function ListPage<T>({
 	/** Said up front, under the introduction (a feature the operator turned off). */
 	notice?: ComponentChildren;
 	/** The heading's one button (create, issue, open a link); absent when the session may not. */
-	action?: { label: string; onClick: () => void } | undefined;
+	action?: { label: string; onClick: () => void; icon?: IconName } | undefined;
 	/** What went wrong in the screen's own actions. */
 	error?: unknown;
 	state: Loaded<T[]>;
@@ -121,7 +122,7 @@ export function ListPage<T>({
 			title={title}
 			actions={
 				action ? (
-					<Button variant="primary" onClick={action.onClick}>
+					<Button variant="primary" icon={action.icon ?? "plus"} onClick={action.onClick}>
 						{action.label}
 					</Button>
 				) : undefined

@@ -31,7 +31,9 @@ export default function ConnectionsScreen({ route, subpath }: { route: Route; su
 		<ListPage
 			title={t("nav")}
 			intro={t("intro")}
-			action={canWrite ? { label: t("openLink"), onClick: () => setOpening(true) } : undefined}
+			action={
+				canWrite ? { label: t("openLink"), onClick: () => setOpening(true), icon: "connections" } : undefined
+			}
 			state={state}
 			empty={{ title: t("empty"), text: t("emptyText") }}
 			caption={t("caption")}

@@ -210,7 +210,7 @@ export default function MembersScreen() {
 			actions={
 				<>
 					{canWrite ? (
-						<Button variant="primary" onClick={() => setInviting(true)}>
+						<Button variant="primary" icon="invite" onClick={() => setInviting(true)}>
 							{t("invite")}
 						</Button>
 					) : null}

@@ -142,7 +142,7 @@ export default function PasskeysScreen() {
 			title={t("nav")}
 			actions={
 				<>
-					<Button variant="primary" onClick={() => setAdding("here")}>
+					<Button variant="primary" icon="plus" onClick={() => setAdding("here")}>
 						{t("addHere")}
 					</Button>
 					<Button onClick={() => setAdding("elsewhere")}>{t("addOther")}</Button>

@@ -3,7 +3,16 @@
 import { formatNumber, useLocale, useT } from "../../i18n/index.ts";
 import { Link } from "../../router.ts";
 import { hasScope } from "../../session.ts";
-import { DataTable, DateTime, EmptyState, LoadState, Page, StatusBadge, useLoad } from "../../ui/index.ts";
+import {
+	DataTable,
+	DateTime,
+	EmptyState,
+	Icon,
+	LoadState,
+	Page,
+	StatusBadge,
+	useLoad,
+} from "../../ui/index.ts";
 import { messages } from "./messages.ts";
 import { answersOf, type DataRequest, requests } from "./types.ts";
 
@@ -26,6 +35,7 @@ export function RequestList() {
 			actions={
 				canWrite ? (
 					<Link href="/requests/new" class="btn btn-primary">
+						<Icon name="plus" />
 						{t("create")}
 					</Link>
 				) : undefined

@@ -8,6 +8,7 @@ import {
 	DataTable,
 	DateTime,
 	EmptyState,
+	Icon,
 	LoadState,
 	Page,
 	SelectField,
@@ -48,6 +49,7 @@ export function ShareList() {
 			actions={
 				canWrite ? (
 					<Link href="/shares/new" class="btn btn-primary">
+						<Icon name="plus" />
 						{t("create")}
 					</Link>
 				) : undefined

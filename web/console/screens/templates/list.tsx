@@ -11,6 +11,7 @@ import {
 	DateTime,
 	EmptyState,
 	ErrorAlert,
+	Icon,
 	LoadState,
 	Page,
 	useLoad,
@@ -58,6 +59,7 @@ export function TemplateList() {
 			actions={
 				canWrite ? (
 					<Link class="btn btn-primary" href="/templates/new">
+						<Icon name="plus" />
 						{t("create")}
 					</Link>
 				) : undefined

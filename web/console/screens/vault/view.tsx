@@ -191,10 +191,12 @@ export default function VaultScreen() {
 			actions={
 				canWrite ? (
 					<>
-						<Button variant="primary" onClick={() => setOpen({ kind: "entry", entry: null })}>
+						<Button variant="primary" icon="plus" onClick={() => setOpen({ kind: "entry", entry: null })}>
 							{t("newEntry")}
 						</Button>
-						<Button onClick={() => setOpen({ kind: "file", entry: null })}>{t("addFile")}</Button>
+						<Button icon="upload" onClick={() => setOpen({ kind: "file", entry: null })}>
+							{t("addFile")}
+						</Button>
 						<Button onClick={() => setOpen({ kind: "section", section: null })}>{t("newSection")}</Button>
 					</>
 				) : undefined

@@ -1,0 +1,6 @@
+// axe-core on the operator's ticket page (/passkey, README step 1) before and after the passkey,
+// in English and German, at 1280 and 390 px, in the light and the dark colour scheme
+// (accessibility-suite.ts). The console's screens: accessibility.test.ts, accessibility-dark.test.ts.
+import { accessibilitySuite } from "./accessibility-suite.ts";
+
+accessibilitySuite(["light", "dark"], "ticket");
