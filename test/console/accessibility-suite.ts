@@ -33,7 +33,7 @@ import {
 
 export function accessibilitySuite(
 	schemes: readonly Scheme[],
-	part: "screens" | "ticket",
+	part: "screens" | "owner" | "ticket",
 	extra?: "keyboard" | "palette",
 ): void {
 	describe(`console accessibility: ${part} (${schemes.join(", ")})`, { timeout: 600_000 }, () => {
@@ -70,12 +70,29 @@ export function accessibilitySuite(
 			await page.locator("dialog .loading").waitFor({ state: "detached" });
 		};
 
-		const screens: {
+		type Screen = {
 			name: string;
 			path: string;
 			signedIn: boolean;
 			prepare?: (page: Page) => Promise<void>;
-		}[] = [
+		};
+		// The owner's screens, each with its own light-scheme axe run in its own test file; here in
+		// the dark scheme, so every screen is checked in both.
+		const ownerScreens: Screen[] = [
+			"vault",
+			"shares",
+			"requests",
+			"templates",
+			"members",
+			"account",
+			"transfer",
+			"workspaces",
+			"identities",
+			"connections",
+			"attestations",
+			"credentials",
+		].map((name) => ({ name, path: `/app/${name}`, signedIn: true }));
+		const shellScreens: Screen[] = [
 			{ name: "front", path: "/", signedIn: false },
 			{ name: "signin", path: "/app/signin", signedIn: false },
 			{ name: "signup", path: "/app/signup", signedIn: false },
@@ -96,8 +113,9 @@ export function accessibilitySuite(
 			{ name: "notifications", path: "/app/notifications", signedIn: true },
 			{ name: "not-found", path: "/app/nowhere", signedIn: true },
 		];
+		const screens = part === "owner" ? ownerScreens : shellScreens;
 
-		for (const scheme of part === "screens" ? schemes : []) {
+		for (const scheme of part === "ticket" ? [] : schemes) {
 			for (const lang of ["en", "de"] as const) {
 				for (const viewport of [DESKTOP, PHONE]) {
 					const width = viewport === PHONE ? "phone" : "desktop";

@@ -102,6 +102,24 @@ describe("one look: tokens, mark, icons", () => {
 		assert.ok(bundled.size < 60, "not the whole set");
 	});
 
+	test("every screen in the side navigation has its icon", () => {
+		const source = fs.readFileSync(path.join(ROOT, "web/console/ui/icon.tsx"), "utf8");
+		const dir = path.join(ROOT, "web/console/screens");
+		const definition = (id: string) =>
+			["index.ts", "index.tsx"]
+				.map((f) => path.join(dir, id, f))
+				.filter((file) => fs.existsSync(file))
+				.map((file) => fs.readFileSync(file, "utf8"))[0] ?? "";
+		const inNav = fs
+			.readdirSync(dir)
+			.filter((id) => /\bnavLabel:/.test(definition(id)) && !/\bhidden: true/.test(definition(id)))
+			// Linked once, in the header, with the bell (shell.tsx).
+			.filter((id) => id !== "notifications");
+		assert.ok(inNav.length >= 10, `screens in the navigation: ${inNav.join(" ")}`);
+		const missing = inNav.filter((id) => !new RegExp(`\\n\\t${id}: [A-Z]`).test(source));
+		assert.deepEqual(missing, [], "screens without an icon in web/console/ui/icon.tsx");
+	});
+
 	test("the front page, the passkey page (its refusal of a foreign address, here) and the share page: icons hidden, nothing inline, the same CSP", async () => {
 		const a = await buildAccount(t.app);
 		const value = await createValue(t.app, a, { key: "iban", name: "IBAN", value: "DE89" });

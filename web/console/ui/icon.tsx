@@ -26,6 +26,7 @@ import {
 	UserPlus,
 	UserRound,
 	Users,
+	WalletCards,
 } from "lucide-static";
 
 const ICONS = {
@@ -36,6 +37,7 @@ const ICONS = {
 	check: Check,
 	connections: Cable,
 	copy: Copy,
+	credentials: WalletCards,
 	download: Download,
 	identities: BadgeCheck,
 	invite: UserPlus,
