@@ -349,6 +349,7 @@ function chart(all: Point[]): string {
 	const width = axes.length * W;
 	const height = rows.length * H + 40;
 	return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif">
+<title>How the cost of a share read grows: probe and resolve throughput and p99 by shares, records per share and connections, ours beside the reference</title>
 <rect width="100%" height="100%" fill="white"/>
 ${[...legend, ...out].join("\n")}
 </svg>
