@@ -64,33 +64,28 @@ export const grantedRecordsQuery = (db: Kysely<Database>, link: Operand, workspa
 				.where("r.workspace", "=", workspace),
 		);
 
-/**
- * Sections the link names, and sections holding a record it names directly. Driven by the share's
- * own rows (their sections, then each looked up by its key; CROSS JOIN keeps SQLite to that order),
- * not by the workspace's sections: a resolve costs the same however many sections the vault holds.
- */
+/** Sections the link names, and sections holding a record it names directly. */
 export const grantedSectionsQuery = (db: Kysely<Database>, link: Operand, workspace: Operand) =>
 	db
-		.selectFrom((eb) =>
-			eb
-				.selectFrom("link_sections as named")
-				.select(sql<string>`named.section`.as("section"))
-				.where("named.link", "=", link)
-				.union(
+		.selectFrom("sections as s")
+		.leftJoin("link_sections as ls", (j) => j.onRef("ls.section", "=", "s.id").on("ls.link", "=", link))
+		.select(["s.id", "s.key", "s.name", "s.ordering", "s.created", "ls.position as named_pos"])
+		.where("s.workspace", "=", workspace)
+		.where((eb) =>
+			eb.or([
+				eb("ls.link", "is not", null),
+				eb(
+					"s.id",
+					"in",
 					eb
 						.selectFrom("link_records as lr")
 						.innerJoin("records as r", "r.id", "lr.record")
-						.select(sql<string>`r.section`.as("section"))
+						.select("r.section")
 						.where("lr.link", "=", link)
 						.where("r.section", "is not", null),
-				)
-				.as("g"),
-		)
-		.crossJoin("sections as s")
-		.leftJoin("link_sections as ls", (j) => j.onRef("ls.section", "=", "s.id").on("ls.link", "=", link))
-		.select(["s.id", "s.key", "s.name", "s.ordering", "s.created", "ls.position as named_pos"])
-		.whereRef("s.id", "=", "g.section")
-		.where("s.workspace", "=", workspace);
+				),
+			]),
+		);
 
 export function compileGrantedQueries(db: Kysely<Database>) {
 	const grantedRecords = prepare<{ link: string; workspace: string }, GrantedRecordRow>(
