@@ -36,9 +36,9 @@ export function publicQueries(db: Kysely<Database>) {
 
 function compilePublicQueries(db: Kysely<Database>) {
 	const { linkBySlug, probeLink, markExpired } = compileLinkQueries(db);
-	const { insertRead, takeView, takeViewSteps } = compileViewQueries(db);
+	const { insertRead, takeView, logViewSteps } = compileViewQueries(db);
 	const { grantedRecords, grantedSections } = compileGrantedQueries(db);
-	const resolveOpen = compileOpenResolve(db, { linkBySlug, takeViewSteps, grantedRecords, grantedSections });
+	const resolveOpen = compileOpenResolve(db, { logViewSteps, grantedRecords, grantedSections });
 	const { insertToken, spendToken } = compileTokenQueries(db);
 	return {
 		linkBySlug,

@@ -154,8 +154,10 @@ export const shareRoutes: FastifyPluginAsyncTypebox = async (app) => {
 		{
 			config: { rateLimit: app.limits.gate, notFound: "link_not_found" },
 			// Every member is optional, and so is the body itself: none is an empty one.
-			preValidation: async (request) => {
+			// A callback, not an async hook: a promise per resolve for nothing (issue 37).
+			preValidation: (request, _reply, done) => {
 				if (request.body === undefined || request.body === null) request.body = {};
+				done();
 			},
 			schema: {
 				tags: ["shares"],

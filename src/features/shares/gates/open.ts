@@ -1,8 +1,8 @@
 // What "open" means for a share (spec "Link (share) status"), written once for each way it is
 // asked: in JavaScript for a row already read, and as SQL for the statements compiled once
 // (public-queries/) that take a view without reading the row first: the conditional UPDATE of
-// every view (both databases), the one-statement resolve of an ungated share (PostgreSQL; SQLite
-// reads the row and asks `isUngated`), and the expiry write. The gates (gates.ts) and the fast
+// every view (both databases), the view by slug of the resolve of an ungated share (both databases:
+// one statement on PostgreSQL, the first of its transaction on SQLite), and the expiry write. The gates (gates.ts) and the fast
 // path take their conditions from here; nothing else writes them.
 import { type ExpressionBuilder, sql } from "kysely";
 import type { Database, LinkTable } from "../../../db/schema.ts";

@@ -8,7 +8,7 @@ import { jsonArrayFrom } from "kysely/helpers/postgres";
 import { type PreparedQuery, param, prepare, runSteps, type Steps, step } from "../../../db/prepared.ts";
 import type { Database } from "../../../db/schema.ts";
 import { roundBatches } from "../../../lib/batches.ts";
-import { batchViewsSql, isUngated, openSql, ungatedSql, viewTakenSql } from "../gates/open.ts";
+import { batchViewsSql, openSql, ungatedSql, viewTakenSql } from "../gates/open.ts";
 import { grantedRecordsQuery, grantedSectionsQuery } from "./granted.ts";
 import {
 	type GrantedRecordRow,
@@ -16,10 +16,10 @@ import {
 	type OpenRead,
 	type OpenResolveRow,
 	onPostgres,
-	type PublicLinkRow,
 	type TakenView,
 	type ViewParams,
 } from "./rows.ts";
+import type { CountedView } from "./views.ts";
 
 /**
  * At most this many open reads in one statement (PostgreSQL): the rest wait for the next. A batch's
@@ -175,27 +175,51 @@ export function compileOpenResolvePostgres(db: Kysely<Database>): ResolveOpen {
 }
 
 /**
- * SQLite: the share, its view and what it grants in one transaction, on the app's handle
- * synchronously with no await between, in the group commit of its event-loop round
- * (db/direct.ts): about 25 µs where the four statements through Kysely took 50, and the commit
- * shared. The row is read first, so "ungated" is asked of it (`isUngated`); "open" is the view's
- * conditional UPDATE.
+ * SQLite: the view taken by slug, its read-log row and what the share grants, in one transaction,
+ * on the app's handle synchronously with no await between, in the group commit of its event-loop
+ * round (db/direct.ts). The view is one conditional UPDATE by slug whose conditions are the gate
+ * module's (`ungatedSql`, `openSql`, as PostgreSQL's statement), answering the share's columns
+ * the answer needs: no read of the row before it. Four statements (view, read log, records,
+ * sections), five at the cap (the expiry).
  */
 export function compileOpenResolveSqlite(
 	db: Kysely<Database>,
 	q: {
-		linkBySlug: PreparedQuery<{ slug: string }, PublicLinkRow>;
-		takeViewSteps: (p: ViewParams) => Steps<TakenView | undefined>;
+		logViewSteps: (p: ViewParams, counted: CountedView) => Steps<TakenView>;
 		grantedRecords: Grants;
 		grantedSections: Sections;
 	},
 ): ResolveOpen {
+	const countOpenView = prepare<
+		{ slug: string; now: number },
+		CountedView & Omit<OpenResolveRow, "view_count" | "status" | "records" | "sections">
+	>(
+		db
+			.updateTable("links")
+			.set({ view_count: viewTakenSql.view_count })
+			.where("links.slug", "=", param("slug"))
+			.where(ungatedSql)
+			.where((eb) => openSql(eb, param("now")))
+			.returning([
+				"id",
+				"workspace",
+				"slug",
+				"label",
+				"purpose",
+				"identity",
+				"stamp",
+				"view_count",
+				"max_views",
+			]),
+	);
 	function* resolveOpenSteps(p: OpenRead & { slug: string }): Steps<OpenResolveRow[]> {
-		const [link] = yield* step(q.linkBySlug, { slug: p.slug });
-		if (!link || !isUngated(link)) return [];
-		const { id, workspace, slug, label, purpose, identity, stamp } = link;
-		const taken = yield* q.takeViewSteps({ id, now: p.now, readId: p.readId, kind: "api", reader: null });
-		if (!taken) return [];
+		const [counted] = yield* step(countOpenView, { slug: p.slug, now: p.now });
+		if (!counted) return [];
+		const { id, workspace, slug, label, purpose, identity, stamp } = counted;
+		const taken = yield* q.logViewSteps(
+			{ id, now: p.now, readId: p.readId, kind: "api", reader: null },
+			counted,
+		);
 		const records = yield* step(q.grantedRecords, { link: id, workspace });
 		const sections = yield* step(q.grantedSections, { link: id, workspace });
 		return [{ id, workspace, slug, label, purpose, identity, stamp, ...taken, records, sections }];

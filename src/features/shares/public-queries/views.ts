@@ -53,10 +53,7 @@ export function compileViewQueries(db: Kysely<Database>) {
 	// SQLite (no writes inside WITH): the conditional UPDATE, the read-log row of the view it took,
 	// and at the cap the expiry, run back to back in one `BEGIN IMMEDIATE` transaction, which holds
 	// SQLite's one write lock from its start: no other connection slips between check and count.
-	const countView = prepare<
-		{ id: string; now: number },
-		{ workspace: string; view_count: number; max_views: number | null }
-	>(
+	const countView = prepare<{ id: string; now: number }, CountedView>(
 		db
 			.updateTable("links")
 			.set({ view_count: viewTakenSql.view_count })
@@ -74,6 +71,13 @@ export function compileViewQueries(db: Kysely<Database>) {
 	function* takeViewSteps(p: ViewParams): Steps<TakenView | undefined> {
 		const [counted] = yield* step(countView, p);
 		if (!counted) return undefined;
+		return yield* logViewSteps(p, counted);
+	}
+	/**
+	 * SQLite, after a conditional UPDATE counted the view `counted` (`countView`, or the open
+	 * resolve's by slug): its read-log row and, at the cap, the expiry, in the same transaction.
+	 */
+	function* logViewSteps(p: ViewParams, counted: CountedView): Steps<TakenView> {
 		const { workspace, view_count } = counted;
 		yield* step(insertRead, { ...p, workspace, view: view_count, record: null });
 		const spent = capReached(counted);
@@ -86,7 +90,14 @@ export function compileViewQueries(db: Kysely<Database>) {
 		return taken ? [taken] : [];
 	};
 
-	return { insertRead, takeView, takeViewSteps };
+	return { insertRead, takeView, takeViewSteps, logViewSteps };
+}
+
+/** What the conditional UPDATE of a view answers on SQLite: the count with this view in it. */
+export interface CountedView {
+	workspace: string;
+	view_count: number;
+	max_views: number | null;
 }
 
 /**
