@@ -58,6 +58,10 @@ export function accessibilitySuite(
 			await apiCall(server, token, "PATCH", `/api/collections/links/records/${share.id}`, {
 				status: "revoked",
 			});
+			if (part === "owner") {
+				// An open share too, for its detail screen.
+				await apiCall(server, token, "POST", "/api/collections/links/records", { label: "Insurance" });
+			}
 		});
 		after(async () => {
 			await browser?.close();
@@ -91,7 +95,30 @@ export function accessibilitySuite(
 			"connections",
 			"attestations",
 			"credentials",
-		].map((name) => ({ name, path: `/app/${name}`, signedIn: true }));
+		].map((name): Screen => ({ name, path: `/app/${name}`, signedIn: true }));
+		ownerScreens.push(
+			{
+				name: "vault-new-entry",
+				path: "/app/vault",
+				signedIn: true,
+				prepare: openDialog(/^(New entry|Neuer Eintrag)$/),
+			},
+			{
+				name: "members-invite",
+				path: "/app/members",
+				signedIn: true,
+				prepare: openDialog(/^(Invite someone|Jemanden einladen)$/),
+			},
+			{
+				name: "share-detail",
+				path: "/app/shares",
+				signedIn: true,
+				prepare: async (page) => {
+					await page.getByRole("link", { name: "Insurance" }).click();
+					await page.getByRole("heading", { name: "Insurance" }).waitFor();
+				},
+			},
+		);
 		const shellScreens: Screen[] = [
 			{ name: "front", path: "/", signedIn: false },
 			{ name: "signin", path: "/app/signin", signedIn: false },
