@@ -124,7 +124,7 @@ for (const run of runs) {
 			"tsx",
 			"--test",
 			`--test-concurrency=${concurrency}`,
-			"--test-timeout=300000",
+			"--test-timeout=600000",
 			`--test-reporter=${process.stdout.isTTY ? "spec" : "tap"}`,
 			"--test-reporter-destination=stdout",
 			"--test-reporter=tap",
