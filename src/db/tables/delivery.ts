@@ -1,13 +1,8 @@
 // What goes out: the callback outbox, grant events for other servers, and connected tools.
 // Typed tables; the conventions (times, booleans, JSON) are in ../schema.ts.
 
-export interface OutboxTable {
-	id: string;
-	kind: "submission" | "grant_event";
-	request: string;
-	url: string;
-	/** The JSON body, exactly as it is POSTed. */
-	payload: string;
+/** The delivery columns every outbox shares: the lease and retry schedule of db/outbox.ts. */
+export interface DeliveryColumns {
 	state: "pending" | "sending" | "delivered" | "failed";
 	attempts: number;
 	next_attempt: number;
@@ -19,8 +14,17 @@ export interface OutboxTable {
 	updated: number;
 }
 
+export interface OutboxTable extends DeliveryColumns {
+	id: string;
+	kind: "submission" | "grant_event";
+	request: string;
+	url: string;
+	/** The JSON body, exactly as it is POSTed. */
+	payload: string;
+}
+
 /** A grant event for the server a grant was handed to, sent in signed batches (migration 0015). */
-export interface PeerEventTable {
+export interface PeerEventTable extends DeliveryColumns {
 	id: string;
 	peer: string;
 	grant_id: string;
@@ -28,15 +32,6 @@ export interface PeerEventTable {
 	event: string;
 	status: string;
 	at: number;
-	state: "pending" | "sending" | "delivered" | "failed";
-	attempts: number;
-	next_attempt: number;
-	lease: string | null;
-	lease_until: number | null;
-	last_status: number | null;
-	last_error: string | null;
-	created: number;
-	updated: number;
 }
 
 export interface ConnectionTable {
@@ -73,7 +68,7 @@ export interface ConnectionGrantTable {
 }
 
 /** A mail waiting to be sent, sending, or kept a while after (migration 0023; a leased outbox). */
-export interface MailOutboxTable {
+export interface MailOutboxTable extends DeliveryColumns {
 	id: string;
 	kind: "invitation" | "request_link" | "notice" | "ticket" | "verify";
 	/** The account that sends it (whose notices, whose invitation); null for the operator's ticket. */
@@ -87,15 +82,6 @@ export interface MailOutboxTable {
 	secret: string | null;
 	/** Fixed per row, so a receiver can tell a repeat after a crash mid-send. */
 	message_id: string;
-	state: "pending" | "sending" | "delivered" | "failed";
-	attempts: number;
-	next_attempt: number;
-	lease: string | null;
-	lease_until: number | null;
-	last_status: number | null;
-	last_error: string | null;
-	created: number;
-	updated: number;
 }
 
 /** Mails counted per account or recipient and UTC day, for the rate limits. */
