@@ -65,5 +65,31 @@ if (dialect === "sqlite") {
 				`no step walks the workspace's records:\n${plan.join("\n")}`,
 			);
 		});
+
+		test("the grants in one statement look each section up by its key, never walking the workspace's sections or records", async () => {
+			const named = await createSection(t.app, a, "named");
+			const held = await createSection(t.app, a, "held");
+			for (let i = 0; i < 40; i++) await createSection(t.app, a, `spare${i}`);
+			await createValue(t.app, a, { key: "in-named", value: "1", section: named.id });
+			const inHeld = await createValue(t.app, a, { key: "in-held", value: "2", section: held.id });
+			const link = await createLink(t.app, a, { records: [inHeld.id], sections: [named.id] });
+
+			const q = publicQueries(t.app.store.db);
+			const plan = await planOf((db) => q.grants(db, { link: link.id, workspace: a.workspaceId }));
+			assert.ok(
+				plan.every((step) => !/SCAN|records_workspace|sections_workspace/.test(step)),
+				`no step walks the workspace:\n${plan.join("\n")}`,
+			);
+			const sections = plan.filter((step) => / s /.test(step));
+			assert.ok(sections.length >= 2, plan.join("\n"));
+			assert.ok(
+				sections.every((step) =>
+					/USING INDEX sqlite_autoindex_sections_1|USING PRIMARY KEY|INTEGER PRIMARY KEY|\(id=\?\)/.test(
+						step,
+					),
+				),
+				plan.join("\n"),
+			);
+		});
 	});
 }

@@ -4,6 +4,7 @@ import type { Kysely } from "kysely";
 import type { Database } from "../../db/schema.ts";
 import { currentValue, fileMeta, type StoredFile, storedFile } from "../vault/service.ts";
 import type { SharesContext } from "./context.ts";
+import { splitGrants } from "./public-queries/granted.ts";
 import { type GrantedRecordRow, type GrantedSectionRow, publicQueries } from "./public-queries.ts";
 
 export type { GrantedRecordRow } from "./public-queries.ts";
@@ -37,12 +38,10 @@ export async function readGrants(
 	ctx: Pick<SharesContext, "db" | "q">,
 	link: { id: string; workspace: string },
 ): Promise<Granted> {
-	const params = { link: link.id, workspace: link.workspace };
-	const [rows, sectionRows] = await Promise.all([
-		ctx.q.grantedRecords(ctx.db, params),
-		ctx.q.grantedSections(ctx.db, params),
-	]);
-	return orderGrants(rows, sectionRows);
+	const { records, sections } = splitGrants(
+		await ctx.q.grants(ctx.db, { link: link.id, workspace: link.workspace }),
+	);
+	return orderGrants(records, sections);
 }
 
 /** Granted rows as read (in no order) into share order. */

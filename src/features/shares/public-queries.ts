@@ -13,6 +13,7 @@ import { compileViewQueries } from "./public-queries/views.ts";
 export type {
 	GrantedRecordRow,
 	GrantedSectionRow,
+	GrantRow,
 	OpenRead,
 	OpenResolveRow,
 	PublicLinkRow,
@@ -37,8 +38,8 @@ export function publicQueries(db: Kysely<Database>) {
 function compilePublicQueries(db: Kysely<Database>) {
 	const { linkBySlug, probeLink, markExpired } = compileLinkQueries(db);
 	const { insertRead, takeView, logViewSteps } = compileViewQueries(db);
-	const { grantedRecords, grantedSections } = compileGrantedQueries(db);
-	const resolveOpen = compileOpenResolve(db, { logViewSteps, grantedRecords, grantedSections });
+	const { grantedRecords, grantedSections, grants } = compileGrantedQueries(db);
+	const resolveOpen = compileOpenResolve(db, { logViewSteps, grants });
 	const { insertToken, spendToken } = compileTokenQueries(db);
 	return {
 		linkBySlug,
@@ -47,6 +48,7 @@ function compilePublicQueries(db: Kysely<Database>) {
 		insertRead,
 		grantedRecords,
 		grantedSections,
+		grants,
 		resolveOpen,
 		insertToken,
 		spendToken,

@@ -9,10 +9,9 @@ import { type PreparedQuery, param, prepare, runSteps, type Steps, step } from "
 import type { Database } from "../../../db/schema.ts";
 import { roundBatches } from "../../../lib/batches.ts";
 import { batchViewsSql, openSql, ungatedSql, viewTakenSql } from "../gates/open.ts";
-import { grantedRecordsQuery, grantedSectionsQuery } from "./granted.ts";
+import { grantsQuery, splitGrants } from "./granted.ts";
 import {
-	type GrantedRecordRow,
-	type GrantedSectionRow,
+	type GrantRow,
 	type OpenRead,
 	type OpenResolveRow,
 	onPostgres,
@@ -42,15 +41,13 @@ type OpenBatchParams = {
 	ats: number[];
 	ns: number[];
 };
-type Grants = PreparedQuery<{ link: string; workspace: string }, GrantedRecordRow>;
-type Sections = PreparedQuery<{ link: string; workspace: string }, GrantedSectionRow>;
 
 /** The open read of `slug` on the app's handle, or nothing (the caller then runs the gates). */
 export type ResolveOpen = (slug: string, read: OpenRead) => Promise<OpenResolveRow | undefined>;
 
 /**
  * PostgreSQL: one statement, one round trip and one commit for the open reads of one event-loop
- * round, of any shares (`roundBatches`), each share's grants as JSON. A share with no view cap
+ * round, of any shares (`roundBatches`), each share's grants as JSON (`grantsQuery`). A share with no view cap
  * takes one view per read of it in the batch, numbered in arrival order, each logged; a capped
  * share takes one, its first read's, by the same conditional UPDATE as alone, and its other reads
  * go through the gates. The batch's rows are locked in slug order first (`locked`), so two
@@ -68,7 +65,10 @@ export function compileOpenResolvePostgres(db: Kysely<Database>): ResolveOpen {
 		n: number;
 	}>`(select * from unnest(cast(${param("readSlugs")} as varchar(64)[]), cast(${param("readIds")} as varchar(64)[]), cast(${param("ats")} as bigint[]), cast(${param("ns")} as integer[])) as r(slug, id, at, n))`;
 	const viewsOfBatch = batchViewsSql(sql.ref("b.count"));
-	const statement = prepare<OpenBatchParams, OpenResolveRow & { taken: number }>(
+	const statement = prepare<
+		OpenBatchParams,
+		Omit<OpenResolveRow, "records" | "sections"> & { taken: number; grants: GrantRow[] }
+	>(
 		db
 			.with("locked", (qb) =>
 				qb
@@ -123,12 +123,7 @@ export function compileOpenResolvePostgres(db: Kysely<Database>): ResolveOpen {
 			)
 			.selectFrom("taken")
 			.selectAll("taken")
-			.select([
-				jsonArrayFrom(grantedRecordsQuery(db, sql.ref("taken.id"), sql.ref("taken.workspace"))).as("records"),
-				jsonArrayFrom(grantedSectionsQuery(db, sql.ref("taken.id"), sql.ref("taken.workspace"))).as(
-					"sections",
-				),
-			]),
+			.select(jsonArrayFrom(grantsQuery(db, sql.ref("taken.id"), sql.ref("taken.workspace"))).as("grants")),
 	);
 	/** One batch of open reads, of any shares, each answered with its own view or nothing. */
 	const resolveOpenBatch = async (
@@ -161,7 +156,7 @@ export function compileOpenResolvePostgres(db: Kysely<Database>): ResolveOpen {
 			ns,
 		});
 		const bySlug = new Map<string, OpenResolveRow & { taken: number }>();
-		for (const row of rows) bySlug.set(row.slug, row);
+		for (const { grants, ...row } of rows) bySlug.set(row.slug, { ...row, ...splitGrants(grants) });
 		return batchReads.map((read, i) => {
 			const row = bySlug.get(read.slug);
 			const n = ns[i] as number;
@@ -179,15 +174,14 @@ export function compileOpenResolvePostgres(db: Kysely<Database>): ResolveOpen {
  * on the app's handle synchronously with no await between, in the group commit of its event-loop
  * round (db/direct.ts). The view is one conditional UPDATE by slug whose conditions are the gate
  * module's (`ungatedSql`, `openSql`, as PostgreSQL's statement), answering the share's columns
- * the answer needs: no read of the row before it. Four statements (view, read log, records,
- * sections), five at the cap (the expiry).
+ * the answer needs: no read of the row before it. Three statements (view, read log, grants),
+ * four at the cap (the expiry).
  */
 export function compileOpenResolveSqlite(
 	db: Kysely<Database>,
 	q: {
 		logViewSteps: (p: ViewParams, counted: CountedView) => Steps<TakenView>;
-		grantedRecords: Grants;
-		grantedSections: Sections;
+		grants: PreparedQuery<{ link: string; workspace: string }, GrantRow>;
 	},
 ): ResolveOpen {
 	const countOpenView = prepare<
@@ -220,8 +214,7 @@ export function compileOpenResolveSqlite(
 			{ id, now: p.now, readId: p.readId, kind: "api", reader: null },
 			counted,
 		);
-		const records = yield* step(q.grantedRecords, { link: id, workspace });
-		const sections = yield* step(q.grantedSections, { link: id, workspace });
+		const { records, sections } = splitGrants(yield* step(q.grants, { link: id, workspace }));
 		return [{ id, workspace, slug, label, purpose, identity, stamp, ...taken, records, sections }];
 	}
 	return async (slug, read) => {

@@ -22,6 +22,18 @@ export type GrantedRecordRow = Omit<RecordTable, "workspace" | "identity"> & {
 	section_pos: number;
 };
 
+/**
+ * A row of the grants in one statement (`grantsQuery`): a record (`via` 0 or 1) as
+ * GrantedRecordRow, a named record's section on its row (`section_*`), or (`via` 2) a section the
+ * link names, in `section` and `section_*` with `pos` its place among them and no record.
+ */
+export type GrantRow = GrantedRecordRow & {
+	section_key: string | null;
+	section_name: string | null;
+	section_ordering: number | null;
+	section_created: number | null;
+};
+
 export interface GrantedSectionRow {
 	id: string;
 	key: string;
