@@ -3,12 +3,38 @@
 // generation, up to 2 x 16 MB that an idle server then keeps. While the server starts, the young
 // generation keeps its initial size (growth factor 1); `startupDone` gives V8 back its default
 // (2), so under load it grows as before and the memory reducer shrinks it again when idle.
+//
+// Under load it grows to at most 2 x 8 MB (`YOUNG_CAP`), not V8's 2 x 16 MB: the second doubling
+// added about 25 MB of resident memory under spread resolves and no measured throughput
+// (bench/README.md "Memory under spread resolves"). V8 fixes its ceiling when the process starts
+// (`--max-semi-space-size`), where a server started as `node dist/src/main.js` has no say; so
+// after every collection the young generation's size decides the growth factor: 1 (no more
+// growth) once it holds the cap, V8's 2 again when its memory reducer has shrunk it below.
+import { PerformanceObserver } from "node:perf_hooks";
 import v8 from "node:v8";
 
 const DEFAULT_GROWTH_FACTOR = 2;
+/** Both semi-spaces of the young generation, in bytes, past which it does not grow. */
+export const YOUNG_CAP = 16 * 1024 * 1024;
 
 v8.setFlagsFromString("--semi-space-growth-factor=1");
 
+/** The young generation's size now (both semi-spaces), in bytes. */
+export function youngSize(): number {
+	return v8.getHeapSpaceStatistics().find((s) => s.space_name === "new_space")?.space_size ?? 0;
+}
+
+/** The server has started: the young generation may grow again, up to `YOUNG_CAP`. */
 export function startupDone(): void {
-	v8.setFlagsFromString(`--semi-space-growth-factor=${DEFAULT_GROWTH_FACTOR}`);
+	let growing: boolean | undefined;
+	const decide = () => {
+		const grow = youngSize() < YOUNG_CAP;
+		if (grow === growing) return;
+		growing = grow;
+		v8.setFlagsFromString(`--semi-space-growth-factor=${grow ? DEFAULT_GROWTH_FACTOR : 1}`);
+	};
+	decide();
+	// A young generation grows by one doubling at most per collection: deciding after each one
+	// stops it at the cap.
+	new PerformanceObserver(decide).observe({ entryTypes: ["gc"] });
 }
