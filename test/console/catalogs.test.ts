@@ -45,3 +45,60 @@ test("every error code of docs/api.md has a sentence in English and German", asy
 	const missing = codes.filter((c) => !(c in errorMessages.en) || !(c in errorMessages.de));
 	assert.deepEqual(missing, []);
 });
+
+test("every notice kind docs/api.md lists has the console's words, and a mail_failed notice reads in both languages", async () => {
+	const doc = fs.readFileSync(path.join(ROOT, "docs/api.md"), "utf8");
+	const table = doc.slice(doc.indexOf("| kind | raised when |"), doc.indexOf("#### Notice settings"));
+	const documented = [...table.matchAll(/^\| `([a-z_]+)` \|/gm)].map((m) => m[1] as string);
+	assert.ok(documented.length >= 9, `${documented.length} kinds`);
+	const { KINDS, describe } = (await load("web/console/screens/notifications/describe.ts")) as {
+		KINDS: readonly string[];
+		describe: (
+			item: Record<string, unknown>,
+			t: (key: string, vars?: Record<string, string | number>) => string,
+		) => { known: boolean; heading: string; text: string | null; link: { href: string } | null };
+	};
+	assert.deepEqual([...KINDS].sort(), [...documented].sort());
+	const { messages } = (await load("web/console/screens/notifications/messages.ts")) as {
+		messages: Record<"en" | "de", Record<string, unknown>>;
+	};
+	const { format } = (await load("web/console/i18n/index.ts")) as {
+		format: (c: unknown, lang: string, key: string, vars?: Record<string, string | number>) => string;
+	};
+	const notice = (data: Record<string, unknown>) => ({
+		id: "n1",
+		workspace: null,
+		kind: "mail_failed",
+		title: "Mail to ann@example.org was not delivered",
+		body: "",
+		data,
+		read: false,
+		created: "2026-11-27T12:00:00Z",
+		updated: "2026-11-27T12:00:00Z",
+	});
+	const said = (lang: "en" | "de", data: Record<string, unknown>) =>
+		describe(notice(data), (key, vars) => format(messages, lang, key, vars));
+	const invitation = { mail: "invitation", recipient: "ann@example.org", attempts: 3 };
+	assert.deepEqual(
+		[said("en", invitation).heading, said("en", invitation).text, said("en", invitation).link?.href],
+		[
+			"A mail could not be delivered",
+			"The invitation to ann@example.org could not be delivered after 3 attempts.",
+			"/members",
+		],
+	);
+	assert.equal(
+		said("de", invitation).text,
+		"Die Einladung an ann@example.org konnte nach 3 Versuchen nicht zugestellt werden.",
+	);
+	const once = said("de", { mail: "verify", recipient: "bo@example.org", attempts: 1 });
+	assert.deepEqual(
+		[once.heading, once.text, once.link],
+		[
+			"Eine E-Mail konnte nicht zugestellt werden",
+			"Die E-Mail zur Bestätigung Ihrer Adresse an bo@example.org konnte nicht zugestellt werden.",
+			null,
+		],
+	);
+	assert.equal(said("en", { mail: "something new" }).text, "A mail to ? could not be delivered.");
+});

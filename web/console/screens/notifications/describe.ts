@@ -27,10 +27,13 @@ export const KINDS = [
 	"member_joined",
 	"identity_revoked",
 	"credential_revoked",
+	"mail_failed",
 ] as const;
 export type Kind = (typeof KINDS)[number];
 
 const BY = ["owner", "tool", "system"] as const;
+/** The mails a `mail_failed` notice may name (`data.mail`). */
+const MAILS = ["invitation", "request_link", "notice", "ticket", "verify"] as const;
 const ROLES = ["owner", "admin", "member"] as const;
 
 export interface Described {
@@ -104,6 +107,17 @@ function what(kind: Kind, d: Record<string, unknown>, t: T): Pick<Described, "te
 						text: t("credentialIssuer", { label: str(d.label) || str(d.type) }),
 						link: { href: "/attestations", label: t("open_attestations") },
 					};
+		case "mail_failed": {
+			const mail = MAILS.find((m) => m === d.mail);
+			return {
+				text: t("mailFailed", {
+					mail: t(mail ? `mail_${mail}` : "mail_other"),
+					recipient: str(d.recipient) || "?",
+					count: Number(d.attempts ?? 1),
+				}),
+				link: mail === "invitation" ? { href: "/members", label: t("open_members") } : null,
+			};
+		}
 	}
 }
 

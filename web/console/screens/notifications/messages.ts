@@ -3,7 +3,7 @@ import { defineMessages } from "../../i18n/index.ts";
 export const messages = defineMessages({
 	en: {
 		nav: "Notifications",
-		intro: "What happened to your shares, requests, members, identities and callbacks.",
+		intro: "What happened to your shares, requests, members, identities, callbacks and mail.",
 		settingsLink: "Choose which notifications you get",
 		empty: "No notifications",
 		emptyText:
@@ -25,6 +25,17 @@ export const messages = defineMessages({
 		kind_member_joined: "Someone joined a workspace",
 		kind_identity_revoked: "An identity was revoked",
 		kind_credential_revoked: "A credential was revoked",
+		kind_mail_failed: "A mail could not be delivered",
+		mailFailed: {
+			one: "{mail} to {recipient} could not be delivered.",
+			other: "{mail} to {recipient} could not be delivered after {count} attempts.",
+		},
+		mail_invitation: "The invitation",
+		mail_request_link: "The request's link",
+		mail_notice: "The notification",
+		mail_ticket: "The sign-in ticket",
+		mail_verify: "The mail confirming your address",
+		mail_other: "A mail",
 		by_owner: "It was revoked by you or another member of the workspace.",
 		by_tool: "It was revoked by a connected tool.",
 		by_system: "It was revoked because the last entry it granted was deleted.",
@@ -63,7 +74,8 @@ export const messages = defineMessages({
 	},
 	de: {
 		nav: "Benachrichtigungen",
-		intro: "Was mit Ihren Freigaben, Anfragen, Mitgliedern, Identitäten und Rückrufen geschehen ist.",
+		intro:
+			"Was mit Ihren Freigaben, Anfragen, Mitgliedern, Identitäten, Rückrufen und E-Mails geschehen ist.",
 		settingsLink: "Wählen Sie, welche Benachrichtigungen Sie erhalten",
 		empty: "Keine Benachrichtigungen",
 		emptyText:
@@ -85,6 +97,17 @@ export const messages = defineMessages({
 		kind_member_joined: "Jemand ist einem Arbeitsbereich beigetreten",
 		kind_identity_revoked: "Eine Identität wurde widerrufen",
 		kind_credential_revoked: "Ein Nachweis wurde widerrufen",
+		kind_mail_failed: "Eine E-Mail konnte nicht zugestellt werden",
+		mailFailed: {
+			one: "{mail} an {recipient} konnte nicht zugestellt werden.",
+			other: "{mail} an {recipient} konnte nach {count} Versuchen nicht zugestellt werden.",
+		},
+		mail_invitation: "Die Einladung",
+		mail_request_link: "Der Link zur Anfrage",
+		mail_notice: "Die Benachrichtigung",
+		mail_ticket: "Das Anmeldeticket",
+		mail_verify: "Die E-Mail zur Bestätigung Ihrer Adresse",
+		mail_other: "Eine E-Mail",
 		by_owner: "Sie oder ein anderes Mitglied des Arbeitsbereichs haben sie widerrufen.",
 		by_tool: "Ein verbundenes Werkzeug hat sie widerrufen.",
 		by_system: "Sie wurde widerrufen, weil der letzte freigegebene Eintrag gelöscht wurde.",
