@@ -54,7 +54,7 @@ if (dialect === "sqlite") {
 			assert.deepEqual(keys, ["city", "iban", "street"]);
 
 			const q = publicQueries(t.app.store.db);
-			const plan = await planOf((db) => q.grantedRecords(db, { link: link.id, workspace: a.workspaceId }));
+			const plan = await planOf((db) => q.grants(db, { link: link.id, workspace: a.workspaceId }));
 			const records = plan.filter((step) => / r /.test(step));
 			assert.ok(
 				records.some((step) => /USING INDEX records_section \(section=\?\)/.test(step)),

@@ -12,11 +12,7 @@ import { sharesContext } from "../../src/features/shares/context.ts";
 import { orderGrants } from "../../src/features/shares/granted.ts";
 import { findBySlug, resolve, resolveLink } from "../../src/features/shares/public.ts";
 import { splitGrants } from "../../src/features/shares/public-queries/granted.ts";
-import {
-	type GrantedRecordRow,
-	type GrantedSectionRow,
-	publicQueries,
-} from "../../src/features/shares/public-queries.ts";
+import { publicQueries } from "../../src/features/shares/public-queries.ts";
 import { newId } from "../../src/lib/crypto.ts";
 import { dialect, makeApp, type TestApp } from "../helpers/app.ts";
 import { buildAccount, type TestAccount } from "../helpers/factories.ts";
@@ -303,50 +299,50 @@ describe(`the resolve in one statement (${dialect})`, () => {
 		assert.equal(await reads(link.id), 2);
 	});
 
-	test("the grants in one statement read what the records and sections queries read: named and held sections, an empty named section, a record named and in a named section", async () => {
+	test("the grants in one statement: named and held sections, an empty named section, a record named and in a named section, an alias", async () => {
 		const tag = newId().slice(0, 4);
 		const named = await createSection(t.app, a, `named${tag}`, 3);
 		const empty = await createSection(t.app, a, `empty${tag}`, 1);
 		const held = await createSection(t.app, a, `held${tag}`, 2);
 		await createSection(t.app, a, `other${tag}`, 0);
 		const inNamed = await createValue(t.app, a, { key: "a", value: "1", section: named.id });
-		await createValue(t.app, a, { key: "b", value: "2", section: named.id });
+		const alsoInNamed = await createValue(t.app, a, { key: "b", value: "2", section: named.id });
 		const inHeld = await createValue(t.app, a, { key: "c", value: "3", section: held.id });
-		const loose = await createValue(t.app, a, { key: "d", value: "4" });
+		const target = await createValue(t.app, a, { key: "t", value: "target" });
+		const alias = await createValue(t.app, a, { key: "d", alias: target.id });
+		await createValue(t.app, a, { key: "e", value: "not granted" });
 		const link = await createLink(t.app, a, {
-			records: [inHeld.id, inNamed.id, loose.id],
+			records: [inHeld.id, inNamed.id, alias.id],
 			sections: [named.id, empty.id],
 		});
 		const q = publicQueries(t.app.store.db);
-		const params = { link: link.id, workspace: a.workspaceId };
-		const { records, sections } = splitGrants(await q.grants(t.app.store.db, params));
-		const byId = <T extends { id: string; via?: number }>(rows: T[]) =>
-			[...rows].sort((x, y) => (x.via ?? 0) - (y.via ?? 0) || (x.id < y.id ? -1 : 1));
-		const recordFields = (rows: GrantedRecordRow[]) =>
-			byId(rows).map(({ id, key, value, section, via, pos, target_value }) => ({
-				id,
-				key,
-				value,
-				section,
-				via,
-				pos: Number(pos),
-				target_value,
-			}));
-		assert.deepEqual(recordFields(records), recordFields(await q.grantedRecords(t.app.store.db, params)));
-		const sectionFields = (rows: GrantedSectionRow[]) =>
-			byId(rows).map((r) => ({ ...r, ordering: Number(r.ordering), created: Number(r.created) }));
-		assert.deepEqual(sectionFields(sections), sectionFields(await q.grantedSections(t.app.store.db, params)));
-		// Named first in the link's order (named, empty), then the held one; not the fourth.
+		const rows = await q.grants(t.app.store.db, { link: link.id, workspace: a.workspaceId });
+		const { records, sections } = splitGrants(rows);
+		// Every row as [record, via, section, position]; a record named and in a named section twice.
+		const seen = records
+			.map((r) => [r.id, r.via, r.section, Number(r.pos), r.target_value] as const)
+			.sort((x, y) => x[1] - y[1] || x[3] - y[3] || (x[0] < y[0] ? -1 : 1));
+		assert.deepEqual(seen, [
+			[inHeld.id, 0, held.id, 0, null],
+			[inNamed.id, 0, named.id, 1, null],
+			[alias.id, 0, null, 2, "target"],
+			...[[inNamed.id, 1, named.id, 0, null] as const, [alsoInNamed.id, 1, named.id, 0, null] as const].sort(
+				(x, y) => (x[0] < y[0] ? -1 : 1),
+			),
+		]);
+		const ordered = orderGrants(records, sections);
+		// Named first in the link's order (named, empty), then the held one; never the fourth.
 		assert.deepEqual(
-			orderGrants(records, sections).sections.map((s) => [
-				s.id,
-				s.named_pos === null ? null : Number(s.named_pos),
-			]),
+			ordered.sections.map((s) => [s.id, s.key, s.named_pos === null ? null : Number(s.named_pos)]),
 			[
-				[named.id, 0],
-				[empty.id, 1],
-				[held.id, null],
+				[named.id, `named${tag}`, 0],
+				[empty.id, `empty${tag}`, 1],
+				[held.id, `held${tag}`, null],
 			],
+		);
+		assert.deepEqual(
+			ordered.records.map((r) => r.key),
+			["c", "a", "d", "b"],
 		);
 	});
 

@@ -38,7 +38,7 @@ export function publicQueries(db: Kysely<Database>) {
 function compilePublicQueries(db: Kysely<Database>) {
 	const { linkBySlug, probeLink, markExpired } = compileLinkQueries(db);
 	const { insertRead, takeView, logViewSteps } = compileViewQueries(db);
-	const { grantedRecords, grantedSections, grants } = compileGrantedQueries(db);
+	const { grants } = compileGrantedQueries(db);
 	const resolveOpen = compileOpenResolve(db, { logViewSteps, grants });
 	const { insertToken, spendToken } = compileTokenQueries(db);
 	return {
@@ -46,8 +46,6 @@ function compilePublicQueries(db: Kysely<Database>) {
 		probeLink,
 		takeView,
 		insertRead,
-		grantedRecords,
-		grantedSections,
 		grants,
 		resolveOpen,
 		insertToken,

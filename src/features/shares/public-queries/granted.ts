@@ -3,7 +3,7 @@
 import { type Kysely, sql } from "kysely";
 import { param, prepare } from "../../../db/prepared.ts";
 import type { Database, RecordTable } from "../../../db/schema.ts";
-import type { GrantedRecordRow, GrantedSectionRow, GrantRow, Operand } from "./rows.ts";
+import type { GrantedSectionRow, GrantRow, Operand } from "./rows.ts";
 
 const recordColumns = (t: "r") =>
 	[
@@ -25,68 +25,6 @@ const recordColumns = (t: "r") =>
 		`${t}.created`,
 	] as const;
 
-/**
- * Named records, then records of named sections; an alias carries its target's value. `link` and
- * `workspace` are placeholders (`param`) or columns of an enclosing query (the open resolve).
- */
-export const grantedRecordsQuery = (db: Kysely<Database>, link: Operand, workspace: Operand) =>
-	db
-		.selectFrom("link_records as lr")
-		.innerJoin("records as r", "r.id", "lr.record")
-		.leftJoin("records as t", "t.id", "r.alias")
-		.select(recordColumns("r"))
-		.select([
-			"t.value as target_value",
-			sql<number>`0`.as("via"),
-			"lr.position as pos",
-			sql<number>`0`.as("section_pos"),
-		])
-		.where("lr.link", "=", link)
-		.where("r.workspace", "=", workspace)
-		.unionAll((eb) =>
-			// CROSS JOIN keeps SQLite's join order: the share's sections, then their records by
-			// `records_section`. With an inner join and no statistics SQLite walked every record of
-			// the workspace (`records_workspace_updated`) and probed each against the share, so a
-			// resolve grew with the vault. PostgreSQL reorders it freely.
-			eb
-				.selectFrom("link_sections as ls")
-				.crossJoin("records as r")
-				.leftJoin("records as t", "t.id", "r.alias")
-				.select(recordColumns("r"))
-				.select([
-					"t.value as target_value",
-					sql<number>`1`.as("via"),
-					"ls.position as pos",
-					sql<number>`0`.as("section_pos"),
-				])
-				.whereRef("r.section", "=", "ls.section")
-				.where("ls.link", "=", link)
-				.where("r.workspace", "=", workspace),
-		);
-
-/** Sections the link names, and sections holding a record it names directly. */
-export const grantedSectionsQuery = (db: Kysely<Database>, link: Operand, workspace: Operand) =>
-	db
-		.selectFrom("sections as s")
-		.leftJoin("link_sections as ls", (j) => j.onRef("ls.section", "=", "s.id").on("ls.link", "=", link))
-		.select(["s.id", "s.key", "s.name", "s.ordering", "s.created", "ls.position as named_pos"])
-		.where("s.workspace", "=", workspace)
-		.where((eb) =>
-			eb.or([
-				eb("ls.link", "is not", null),
-				eb(
-					"s.id",
-					"in",
-					eb
-						.selectFrom("link_records as lr")
-						.innerJoin("records as r", "r.id", "lr.record")
-						.select("r.section")
-						.where("lr.link", "=", link)
-						.where("r.section", "is not", null),
-				),
-			]),
-		);
-
 /** The columns of a record's section on a grants row (`s`, looked up by the record's `section`). */
 const sectionColumns = [
 	"s.key as section_key",
@@ -103,12 +41,13 @@ const noSectionColumns = [
 ] as const;
 
 /**
- * What a share grants, records and sections, in one statement (issue 37: a read of the sections
- * alone was a statement of its own, and walked every section of the workspace). The rows of
- * `grantedRecordsQuery`, a named record's section on its row (looked up by its key), then
- * (`via` 2) a row per section the link names: `section` its id, `pos` its place among them.
- * `splitGrants` makes them the records and the sections `grantedRecordsQuery` and
- * `grantedSectionsQuery` read.
+ * What a share grants, records and sections, in one statement (issue 37: the sections were a
+ * statement of their own, which walked every section of the workspace): the records it names
+ * (`via` 0, each with its section on its row, looked up by its key), the records of the sections
+ * it names (`via` 1), and a row per section it names (`via` 2: `section` its id, `pos` its place
+ * among them). An alias carries its target's value. `link` and `workspace` are placeholders
+ * (`param`) or columns of an enclosing query (PostgreSQL's open resolve). `splitGrants` makes the
+ * rows the records and the sections.
  */
 export const grantsQuery = (db: Kysely<Database>, link: Operand, workspace: Operand) =>
 	db
@@ -127,7 +66,10 @@ export const grantsQuery = (db: Kysely<Database>, link: Operand, workspace: Oper
 		.where("lr.link", "=", link)
 		.where("r.workspace", "=", workspace)
 		.unionAll((eb) =>
-			// CROSS JOIN keeps SQLite's join order (grantedRecordsQuery).
+			// CROSS JOIN keeps SQLite's join order: the share's sections, then their records by
+			// `records_section`. With an inner join and no statistics SQLite walked every record of
+			// the workspace (`records_workspace_updated`) and probed each against the share, so a
+			// resolve grew with the vault. PostgreSQL reorders it freely.
 			eb
 				.selectFrom("link_sections as ls")
 				.crossJoin("records as r")
@@ -177,9 +119,8 @@ export const grantsQuery = (db: Kysely<Database>, link: Operand, workspace: Oper
 		);
 
 /**
- * The rows of `grantsQuery` as the records and the sections the two queries above read: a
- * section the link names with its place among them, then any other section holding a record
- * the link names, each once.
+ * The rows of `grantsQuery` as the records and the sections a share shows: the sections the link
+ * names with their place among them, and the other sections holding a record it names, each once.
  */
 export function splitGrants(rows: readonly GrantRow[]): {
 	records: GrantRow[];
@@ -212,14 +153,8 @@ function sectionOf(row: GrantRow, named: number | null): GrantedSectionRow {
 }
 
 export function compileGrantedQueries(db: Kysely<Database>) {
-	const grantedRecords = prepare<{ link: string; workspace: string }, GrantedRecordRow>(
-		grantedRecordsQuery(db, param("link"), param("workspace")),
-	);
-	const grantedSections = prepare<{ link: string; workspace: string }, GrantedSectionRow>(
-		grantedSectionsQuery(db, param("link"), param("workspace")),
-	);
 	const grants = prepare<{ link: string; workspace: string }, GrantRow>(
 		grantsQuery(db, param("link"), param("workspace")),
 	);
-	return { grantedRecords, grantedSections, grants };
+	return { grants };
 }
