@@ -22,7 +22,14 @@ import { loadConfig } from "../src/config.ts";
 import { openStore } from "../src/db/index.ts";
 import { createAccount, createSession } from "../src/features/accounts/service.ts";
 import { startServer } from "../test/helpers/process.ts";
-import { loadPerfConfig, missingSetup, perfDir, pgUrl, startReference } from "./reference-servers.ts";
+import {
+	loadPerfConfig,
+	missingSetup,
+	oursEnv,
+	perfDir,
+	pgUrl,
+	startReference,
+} from "./reference-servers.ts";
 import { seedRecords } from "./seed-records.ts";
 import { seedShares } from "./seed-shares.ts";
 import { runWrk, type WrkResult } from "./wrk.ts";
@@ -115,13 +122,7 @@ async function measureDb(db: (typeof dbs)[number], referenceUrl: string) {
 	const dataDir = fs.mkdtempSync(path.join(tmp, "data-"));
 	const pg = values.pg ?? pgUrl(perf.PG);
 	const schema = `bench_growth_${process.pid}`;
-	const env: Record<string, string> = {
-		DATA_DIR: dataDir,
-		HOST: "127.0.0.1",
-		LOG_LEVEL: "info",
-		TRUST_PROXY: "true",
-		...(db === "pg" ? { DATABASE_URL: pg, DATABASE_SCHEMA: schema } : {}),
-	};
+	const env = oursEnv(db, dataDir, pg, schema);
 	const ours = await startServer(env, "dist/src/main.js");
 	const store = await openStore(loadConfig(env));
 	const log = (line: string) => process.stderr.write(`${db}: ${line}\n`);

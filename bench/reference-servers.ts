@@ -39,6 +39,26 @@ function onPath(command: string): boolean {
 }
 
 /**
+ * The environment our server runs under beside the reference servers: its default configuration,
+ * behind a trusted proxy (the wrk scripts' X-Forwarded-For), on SQLite in `dataDir` or in the
+ * PostgreSQL schema `schema` of `pg`.
+ */
+export function oursEnv(
+	db: "sqlite" | "pg",
+	dataDir: string,
+	pg: string,
+	schema: string,
+): Record<string, string> {
+	return {
+		DATA_DIR: dataDir,
+		HOST: "127.0.0.1",
+		LOG_LEVEL: "info",
+		TRUST_PROXY: "true",
+		...(db === "pg" ? { DATABASE_URL: pg, DATABASE_SCHEMA: schema } : {}),
+	};
+}
+
+/**
  * What is missing for a run: the folder's node_modules, `wrk`, the seeded SQLite file and slugs,
  * and (when `withPg`) the seeded `links` table in its PostgreSQL database. Empty when ready.
  * Expects the folder itself to exist.

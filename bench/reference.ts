@@ -18,7 +18,14 @@ import { parseArgs } from "node:util";
 import { loadConfig } from "../src/config.ts";
 import { openStore } from "../src/db/index.ts";
 import { startServer } from "../test/helpers/process.ts";
-import { loadPerfConfig, missingSetup, perfDir, pgUrl, startReference } from "./reference-servers.ts";
+import {
+	loadPerfConfig,
+	missingSetup,
+	oursEnv,
+	perfDir,
+	pgUrl,
+	startReference,
+} from "./reference-servers.ts";
 import { seedShares } from "./seed-shares.ts";
 import { shareFixture } from "./share-fixture.ts";
 import { runWrk, type WrkResult } from "./wrk.ts";
@@ -233,13 +240,7 @@ async function measureDb(db: Database, referenceUrls: Record<string, string>): P
 	const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-bench-ref-"));
 	const pg = values.pg ?? pgUrl(perf.PG);
 	const schema = `bench_ref_${process.pid}`;
-	const env: Record<string, string> = {
-		DATA_DIR: dataDir,
-		HOST: "127.0.0.1",
-		LOG_LEVEL: "info",
-		TRUST_PROXY: "true",
-		...(db === "pg" ? { DATABASE_URL: pg, DATABASE_SCHEMA: schema } : {}),
-	};
+	const env = oursEnv(db, dataDir, pg, schema);
 	const ours = await startServer(env, "dist/src/main.js");
 	const result: DbResult = { db, rows: [], rssIdle: rssMiB(ours.child.pid) };
 	try {
