@@ -18,6 +18,7 @@ import {
 	sql,
 } from "kysely";
 import type pg from "pg";
+import { type CheckpointStats, checkpointInBackground } from "./checkpoints.ts";
 import { groupCommit, registerSqliteDirect } from "./direct.ts";
 import { migrateToLatest } from "./migrate.ts";
 import { namedStatement } from "./prepared.ts";
@@ -35,6 +36,8 @@ export interface Store {
 	poolUse?(): { total: number; idle: number; waiting: number };
 	/** SQLite: a consistent copy of the database to `file` while it is in use (SQLite's online backup). */
 	backup?(file: string): Promise<void>;
+	/** SQLite: what the WAL checkpoint thread has done (db/checkpoints.ts). */
+	checkpoints?(): CheckpointStats;
 	destroy(): Promise<void>;
 }
 
@@ -55,7 +58,7 @@ export async function openStore(config: DbConfig, log?: Warner): Promise<Store> 
 		await ensureTrigramIndexes(store.db, log);
 		return store;
 	}
-	const store = openSqlite(config);
+	const store = openSqlite(config, log);
 	// SQLite: Kysely takes no lock, so two processes on one DATA_DIR serialise on a lock file.
 	await withLockFile(path.join(config.dataDir, ".migrate.lock"), () => migrateToLatest(store.db));
 	return store;
@@ -83,7 +86,7 @@ async function withLockFile<T>(file: string, fn: () => Promise<T>, staleMs = 60_
 	}
 }
 
-function openSqlite(config: DbConfig): Store {
+function openSqlite(config: DbConfig, log?: Warner): Store {
 	fs.mkdirSync(config.dataDir, { recursive: true });
 	const file = path.join(config.dataDir, "svc.sqlite");
 	const conn = new SQLite(file);
@@ -91,6 +94,7 @@ function openSqlite(config: DbConfig): Store {
 	conn.pragma("foreign_keys = ON");
 	conn.pragma("busy_timeout = 5000");
 	conn.pragma(`synchronous = ${config.sqliteSynchronous}`);
+	const checkpoints = checkpointInBackground(conn, file, config.sqliteSynchronous, log);
 	const statements = statementCache(conn);
 	const dialect = new ImmediateSqliteDialect({ database: statements });
 	const db = new Kysely<Database>({ dialect });
@@ -115,7 +119,11 @@ function openSqlite(config: DbConfig): Store {
 		backup: async (file) => {
 			await conn.backup(file);
 		},
-		destroy: () => db.destroy(),
+		checkpoints: () => checkpoints.stats(),
+		destroy: async () => {
+			await checkpoints.stop();
+			await db.destroy();
+		},
 	};
 }
 
