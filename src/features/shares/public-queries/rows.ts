@@ -17,15 +17,14 @@ export type GrantedRecordRow = Omit<RecordTable, "workspace" | "identity"> & {
 	target_value: string | null;
 	/** 0: named by the link; 1: through a section it names. */
 	via: number;
-	/** Position of the naming row (link order), then the section's ordering. */
+	/** Position of the naming row (link order): the record's, or its section's. */
 	pos: number;
-	section_pos: number;
 };
 
 /**
  * A row of the grants in one statement (`grantsQuery`): a record (`via` 0 or 1) as
- * GrantedRecordRow, a named record's section on its row (`section_*`), or (`via` 2) a section the
- * link names, in `section` and `section_*` with `pos` its place among them and no record.
+ * GrantedRecordRow with its section on its row (`section_*`), or (`via` 2) a section the link
+ * names that holds no record, in `section` and `section_*` with `pos` its place among them.
  */
 export type GrantRow = GrantedRecordRow & {
 	section_key: string | null;
