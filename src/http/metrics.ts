@@ -104,6 +104,27 @@ export function registerMetrics(app: FastifyInstance): Metrics {
 		});
 	}
 
+	const checkpoints = app.store.checkpoints;
+	if (checkpoints) {
+		new client.Counter({
+			name: "svc_sqlite_checkpointed_frames_total",
+			help: "SQLite only: WAL frames the checkpoint thread copied into the database file.",
+			registers: [registry],
+			collect() {
+				this.reset();
+				this.inc(checkpoints().frames);
+			},
+		});
+		new client.Gauge({
+			name: "svc_sqlite_checkpoint_thread",
+			help: "SQLite only: 1 while the checkpoint thread runs; 0 once it failed (the server checkpoints on its event loop).",
+			registers: [registry],
+			collect() {
+				this.set(checkpoints().running ? 1 : 0);
+			},
+		});
+	}
+
 	let server: http.Server | undefined;
 	const metrics: Metrics = {
 		async listen() {

@@ -168,11 +168,20 @@ describe("Prometheus metrics", () => {
 			assert.ok(Number(sample(pool, { state: "total" })?.value) >= 1);
 			// The scrape's own queries may be waiting for a connection being opened: a count, not zero.
 			for (const state of ["idle", "waiting"]) assert.ok(Number(sample(pool, { state })?.value) >= 0, state);
+			assert.equal(
+				all.some((f) => f.name.startsWith("svc_sqlite_")),
+				false,
+			);
 		} else {
 			assert.equal(
 				all.some((f) => f.name === "svc_db_pool_connections"),
 				false,
 			);
+			// The writes so far (the server's start, the rows above) went through the WAL, and the
+			// server's thread has copied them.
+			assert.equal(family(all, "svc_sqlite_checkpoint_thread").metrics[0]?.value, "1");
+			const copied = family(all, "svc_sqlite_checkpointed_frames_total").metrics[0]?.value;
+			assert.ok(Number(copied) > 0, `checkpointed frames: ${copied}`);
 		}
 		// Only GET /metrics on the metrics listener.
 		assert.equal((await fetch(metricsUrl.replace("/metrics", "/other"))).status, 404);
