@@ -36,7 +36,7 @@ const DEFAULT_PAGES = 1000;
 export interface CheckpointStats {
 	/** Checkpoints that copied at least one frame. */
 	runs: number;
-	/** Frames copied into the database file. */
+	/** Frames copied into the database file (about: a WAL that restarted and grew back between two runs is undercounted). */
 	frames: number;
 	/** False once the thread failed or was stopped: the connection checkpoints itself again. */
 	running: boolean;
@@ -58,18 +58,27 @@ const Database = require(workerData.driver);
 const conn = new Database(workerData.file, { fileMustExist: true });
 conn.pragma("synchronous = " + workerData.synchronous);
 let timer;
-// The pragma answers totals of the WAL as it stands; a smaller log than before means it restarted.
+// The pragma answers totals of the WAL as it stands (a smaller log than before: it restarted), or
+// -1 when another checkpoint held the lock.
 let before = { log: 0, checkpointed: 0 };
 const tick = () => {
 	try {
 		const [{ busy, log, checkpointed }] = conn.pragma("wal_checkpoint(PASSIVE)");
-		const copied = log < before.log ? checkpointed : checkpointed - before.checkpointed;
-		before = { log, checkpointed };
-		if (copied > 0) parentPort.postMessage({ frames: copied });
-		// Frames left (a reader held them): look again at once; after copying, soon; else later.
-		const done = busy === 0 && checkpointed >= log;
-		timer = setTimeout(tick, !done ? 0 : copied > 0 ? workerData.againMs : workerData.everyMs);
+		let wait = workerData.everyMs;
+		if (log >= 0) {
+			const copied = log < before.log ? checkpointed : checkpointed - before.checkpointed;
+			before = { log, checkpointed };
+			if (copied > 0) {
+				parentPort.postMessage({ frames: copied });
+				wait = workerData.againMs;
+			}
+		}
+		// Frames left (a reader still used them, or another checkpoint ran): soon again.
+		if (busy !== 0 || checkpointed < log) wait = workerData.againMs;
+		timer = setTimeout(tick, wait);
 	} catch (err) {
+		// Busy is no failure: another checkpoint or a writer held a lock; try again soon.
+		if (err && err.code === "SQLITE_BUSY") return void (timer = setTimeout(tick, workerData.againMs));
 		parentPort.postMessage({ error: String(err && err.message || err) });
 		conn.close();
 		parentPort.close();
