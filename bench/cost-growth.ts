@@ -4,11 +4,15 @@
 // same way in the same run; and the list of 100k records with a `~` filter, with and without its
 // total. Writes a markdown table and an SVG chart (drawn here, from the figures) next to it.
 //   npm run build && node --import tsx bench/cost-growth.ts [--only sqlite|pg] [--duration 4]
-//     [--shares 1000,10000,100000] [--records 1,5,50,500] [--records-shares 200]
+//     [--shares 1000,10000,100000,1000000] [--records 1,5,50,500] [--records-shares 200]
 //     [--connections 10,50,200,1000] [--list 100000] [--pg postgres://…] [--out bench/cost-growth]
 // The spread load (lua/xff-spread.lua): a share per request, round robin over the point's shares;
 // the reference over as many of its seeded slugs (it has 100,000, of 5 items each, so its side of
-// the records axis is its 5-item figure). Shares are added, not replaced: the point at 10,000 reads
+// the records axis is its 5-item figure; a step past 100,000 gets a reference seeded with as many
+// links by the perf folder's own seed.mjs, `largeReference`). The script's pool holds 60,000
+// requests, so a point past 60,000 shares reads 60,000 of them on both sides: the slug files of
+// the shares axis are shuffled (`shuffled`, the same order every run), so those are spread over the
+// whole table and not its first-made rows. Shares are added, not replaced: the point at 10,000 reads
 // over the first 10,000 shares of a table that holds them all, and so on. The records axis and the
 // connections axis are measured at `--records-shares` shares and at 10,000 shares (the first
 // `--shares` point of at least 10,000) respectively. Figures are never asserted; a point with any
@@ -38,7 +42,7 @@ const { values } = parseArgs({
 	options: {
 		only: { type: "string", multiple: true },
 		duration: { type: "string", default: "4" },
-		shares: { type: "string", default: "1000,10000,100000" },
+		shares: { type: "string", default: "1000,10000,100000,1000000" },
 		records: { type: "string", default: "1,5,50,500" },
 		"records-shares": { type: "string", default: "200" },
 		connections: { type: "string", default: "10,50,200,1000" },
@@ -105,6 +109,23 @@ function slugFile(name: string, slugs: string[]): string {
 	return file;
 }
 
+/** `slugs` in an order fixed by a seeded generator (mulberry32): the same sample every run. */
+function shuffled(slugs: readonly string[]): string[] {
+	const out = [...slugs];
+	let seed = 37;
+	const random = () => {
+		seed = (seed + 0x6d2b79f5) | 0;
+		let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+		t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+	};
+	for (let i = out.length - 1; i > 0; i--) {
+		const j = Math.floor(random() * (i + 1));
+		[out[i], out[j]] = [out[j] as string, out[i] as string];
+	}
+	return out;
+}
+
 const method = (load: Load) => (load === "probe" ? "GET" : "POST");
 function spread(url: string, load: Load, file: string, connections = BASE_CONNECTIONS): Promise<WrkResult> {
 	return runWrk({
@@ -127,11 +148,19 @@ async function measureDb(db: (typeof dbs)[number], referenceUrl: string) {
 	const store = await openStore(loadConfig(env));
 	const log = (line: string) => process.stderr.write(`${db}: ${line}\n`);
 	/** One point of each load, ours then the reference's (when given a slug file of theirs). */
-	const pair = async (axis: Axis, x: number, file: string, refFile?: string, connections?: number) => {
+	const pair = async (
+		axis: Axis,
+		x: number,
+		file: string,
+		refFile?: string,
+		connections?: number,
+		refUrl = referenceUrl,
+	) => {
 		for (const load of ["probe", "resolve"] as const) {
 			await spread(ours.url, load, file, connections); // warm: JIT, caches, this point's pages
 			const mine = await spread(ours.url, load, file, connections);
-			const theirs = refFile ? await spread(referenceUrl, load, refFile, connections) : undefined;
+			if (refFile && refUrl !== referenceUrl) await spread(refUrl, load, refFile, connections); // warm theirs too
+			const theirs = refFile ? await spread(refUrl, load, refFile, connections) : undefined;
 			points.push({ db, axis, x, load, ours: mine, ...(theirs ? { reference: theirs } : {}) });
 			log(
 				`${axis} ${x} ${load}: ${mine.rps.toFixed(0)} req/s p99 ${mine.p99} ms` +
@@ -157,9 +186,25 @@ async function measureDb(db: (typeof dbs)[number], referenceUrl: string) {
 			seeding.push(
 				`${db}: ${seeded.slugs.length} shares of 5 records (to ${slugs.length}) in ${seeded.ms} ms`,
 			);
-			const file = slugFile(`${db}-shares-${step}.txt`, slugs);
-			const refFile = slugFile(`ref-shares-${step}.txt`, theirSlugs.slice(0, step));
-			await pair("shares", step, file, step <= theirSlugs.length ? refFile : undefined);
+			const file = slugFile(`${db}-shares-${step}.txt`, shuffled(slugs));
+			if (step > theirSlugs.length) {
+				// Past the reference's seeded links: a reference of its own with as many (largeReference).
+				const large = await largeReference(db, step);
+				const server = await startReference(
+					`fastify-db DB=${db} (${step} links)`,
+					"fastify-db.mjs",
+					large.env,
+				);
+				try {
+					const refFile = slugFile(`ref-shares-${step}.txt`, shuffled(large.slugs));
+					await pair("shares", step, file, refFile, undefined, server.url);
+				} finally {
+					await server.stop();
+				}
+				continue;
+			}
+			const refFile = slugFile(`ref-shares-${step}.txt`, shuffled(theirSlugs.slice(0, step)));
+			await pair("shares", step, file, refFile);
 			if (step === CONNECTIONS_AT) {
 				for (const c of connectionSteps) await pair("connections", c, file, refFile, c);
 			}
@@ -212,6 +257,45 @@ async function measureDb(db: (typeof dbs)[number], referenceUrl: string) {
 			await client.end();
 		}
 	}
+}
+
+/**
+ * The reference for a step past the links it was seeded with (100,000): the perf folder's own seed
+ * (seed.mjs, its data exactly, N_LINKS = `links`) in a data directory of its own for SQLite
+ * (PERF_DATA_DIR) and a schema of its own in its PostgreSQL database (PGOPTIONS' search_path),
+ * made once and kept for the next run. Answers its slugs and the environment its server reads.
+ */
+async function largeReference(db: (typeof dbs)[number], links: number) {
+	const dataDir = path.join(os.tmpdir(), `perf-anchors-${links}`);
+	const schema = `links_${links}`;
+	const env = { DB: db, QB: "raw", PERF_DATA_DIR: dataDir, PGOPTIONS: `-c search_path=${schema}` };
+	const marker = path.join(dataDir, `seeded-${db}`);
+	if (!fs.existsSync(marker)) {
+		if (db === "pg") {
+			const { default: pgClient } = await import("pg");
+			const client = new pgClient.Client({ connectionString: pgUrl(perf.PG) });
+			await client.connect();
+			await client.query(`create schema if not exists "${schema}"`);
+			await client.end();
+		}
+		const began = performance.now();
+		const { spawnSync } = await import("node:child_process");
+		// seed.mjs holds every row in memory before it writes: about 3 GB for a million links.
+		const seeded = spawnSync(process.execPath, ["--max-old-space-size=12000", "seed.mjs", db], {
+			cwd: perfDir,
+			env: { ...process.env, ...env, N_LINKS: String(links) },
+			stdio: ["ignore", "pipe", "inherit"],
+			encoding: "utf8",
+		});
+		if (seeded.status !== 0)
+			throw new Error(`seed.mjs ${db} with ${links} links exited with ${seeded.status}`);
+		fs.writeFileSync(marker, seeded.stdout);
+		seeding.push(
+			`${db}: the reference's seed.mjs with ${links} links in ${Math.round(performance.now() - began)} ms`,
+		);
+	}
+	const slugs = fs.readFileSync(path.join(dataDir, "slugs.txt"), "utf8").split("\n").filter(Boolean);
+	return { env, slugs };
 }
 
 const loadBefore = os.loadavg()[0] ?? 0;

@@ -1,8 +1,9 @@
 // Seeds many shares for the spread benchmarks: `count` shares in one workspace, each granting its
 // own `perShare` value records (spread over two sections, like bench/share-fixture.ts's share), no
-// view cap. The shares are made by the project's own `createLink` (a fresh slug, the link row and
-// its grant rows, as the `links` collection makes them), 500 to a transaction; the records are
-// inserted in bulk with the columns `seedRecords` writes. Answers the slugs in creation order.
+// view cap. Each share's row is the project's own (`newLinkRow`, what `createLink` inserts: a fresh
+// id and slug, an active ungated share) and its grants are `createLink`'s rows (`link_records`, the
+// records in order); rows are inserted in bulk, 2,000 shares to a transaction, so a million shares
+// take minutes, not the better part of an hour. Answers the slugs in creation order.
 //
 // As a command, against the database the environment names (DATA_DIR / DATABASE_URL /
 // DATABASE_SCHEMA, as the server reads them), writing the slugs one a line to `--slugs`:
@@ -12,12 +13,14 @@ import { parseArgs } from "node:util";
 import { type Kysely, PostgresAdapter, sql } from "kysely";
 import { loadConfig } from "../src/config.ts";
 import { openStore } from "../src/db/index.ts";
-import type { Database, RecordTable } from "../src/db/schema.ts";
+import type { Database, LinkRecordTable, LinkTable, RecordTable } from "../src/db/schema.ts";
 import { createAccount } from "../src/features/accounts/service.ts";
-import { createLink } from "../src/features/shares/service.ts";
+import { newLinkRow } from "../src/features/shares/service.ts";
 import { newId } from "../src/lib/crypto.ts";
 
-const SHARES_PER_TRANSACTION = 500;
+const SHARES_PER_TRANSACTION = 2000;
+/** Rows per `INSERT`: under SQLite's 32,766 and PostgreSQL's 65,535 parameters for the widest table. */
+const ROWS_PER_INSERT = 1000;
 const WORDS = ["email", "phone", "address", "iban", "bic"];
 
 export interface SeededShares {
@@ -72,22 +75,37 @@ export async function seedShares(db: Kysely<Database>, count: number, perShare =
 					});
 				}
 			}
-			// At most 65,535 parameters per statement on PostgreSQL: 17 columns × 500 rows per insert.
-			for (let i = 0; i < records.length; i += 500) {
+			const links: LinkTable[] = [];
+			const grants: LinkRecordTable[] = [];
+			for (let s = 0; s < n; s++) {
+				const link = newLinkRow(
+					{ workspace: workspaceId, created_by: accountId, label: `Share ${done + s}` },
+					now,
+				);
+				links.push(link);
+				for (let r = 0; r < perShare; r++) {
+					grants.push({ link: link.id, record: (records[s * perShare + r] as RecordTable).id, position: r });
+				}
+			}
+			for (let i = 0; i < records.length; i += ROWS_PER_INSERT) {
 				await trx
 					.insertInto("records")
-					.values(records.slice(i, i + 500))
+					.values(records.slice(i, i + ROWS_PER_INSERT))
 					.execute();
 			}
-			const links: string[] = [];
-			for (let s = 0; s < n; s++) {
-				const ids = records.slice(s * perShare, (s + 1) * perShare).map((r) => r.id);
-				const fields = { workspace: workspaceId, created_by: accountId, label: `Share ${done + s}` };
-				links.push(await createLink(trx, fields, { records: ids, sections: [] }, now));
+			for (let i = 0; i < links.length; i += ROWS_PER_INSERT) {
+				await trx
+					.insertInto("links")
+					.values(links.slice(i, i + ROWS_PER_INSERT))
+					.execute();
 			}
-			const made = await trx.selectFrom("links").select(["id", "slug"]).where("id", "in", links).execute();
-			const slugOf = new Map(made.map((l) => [l.id, l.slug]));
-			for (const id of links) slugs.push(slugOf.get(id) as string);
+			for (let i = 0; i < grants.length; i += ROWS_PER_INSERT) {
+				await trx
+					.insertInto("link_records")
+					.values(grants.slice(i, i + ROWS_PER_INSERT))
+					.execute();
+			}
+			for (const link of links) slugs.push(link.slug);
 		});
 	}
 	// Statistics as a database that has lived with these rows would have them (autovacuum's analyze

@@ -30,7 +30,15 @@ export async function createLink(
 	grants: { records: readonly string[]; sections: readonly string[] },
 	now: number,
 ): Promise<string> {
-	const row: LinkTable = {
+	const row = newLinkRow(fields, now);
+	await store.insertLink(db, row);
+	await store.replaceGrants(db, row.id, grants.records, grants.sections);
+	return row.id;
+}
+
+/** A new share's row: a fresh id and slug, `fields`, and a plain, active, ungated share for the rest. */
+export function newLinkRow(fields: NewLink, now: number): LinkTable {
+	return {
 		id: newId(),
 		slug: randomToken(SLUG_BYTES),
 		label: "",
@@ -51,9 +59,6 @@ export async function createLink(
 		created: now,
 		updated: now,
 	};
-	await store.insertLink(db, row);
-	await store.replaceGrants(db, row.id, grants.records, grants.sections);
-	return row.id;
 }
 
 export function isWatermarked(link: Pick<LinkTable, "stamp" | "purpose">): boolean {

@@ -35,7 +35,7 @@ export {
 	runRecordsChanged,
 } from "./grant-hooks.ts";
 export { grantsOf, readGrants, sharedRecord, sharedSections } from "./granted.ts";
-export { changeLinkStatus, createLink, expireLinks, isWatermarked } from "./lifecycle.ts";
+export { changeLinkStatus, createLink, expireLinks, isWatermarked, newLinkRow } from "./lifecycle.ts";
 export { findBySlug, resolveLink } from "./public.ts";
 export type { PublicLinkRow } from "./public-queries.ts";
 export { resolvesAnyOf } from "./store.ts";
