@@ -2,8 +2,9 @@
 // own `perShare` value records (spread over two sections, like bench/share-fixture.ts's share), no
 // view cap. Each share's row is the project's own (`newLinkRow`, what `createLink` inserts: a fresh
 // id and slug, an active ungated share) and its grants are `createLink`'s rows (`link_records`, the
-// records in order); rows are inserted in bulk, 2,000 shares to a transaction, so a million shares
-// take minutes, not the better part of an hour. Answers the slugs in creation order.
+// records in order); rows are inserted in bulk, 2,000 shares to a transaction (on PostgreSQL twice
+// as fast as a `createLink` a share; a million shares still take 12-14 minutes, bench/README.md).
+// Answers the slugs in creation order.
 //
 // As a command, against the database the environment names (DATA_DIR / DATABASE_URL /
 // DATABASE_SCHEMA, as the server reads them), writing the slugs one a line to `--slugs`:
