@@ -290,11 +290,17 @@ async function openPostgres(config: DbConfig): Promise<Store> {
 			await boot.end();
 		}
 	}
+	// JIT off: every statement here is a short OLTP one, and PostgreSQL compiles one as soon as its
+	// estimated cost passes `jit_above_cost`, which a plan's never-executed branch can do. At a
+	// million shares the open resolve's sections branch (a seq scan of the workspace's records,
+	// never run for a share naming no section) did: 74 ms of JIT per 8 ms statement, the spread
+	// resolve 4,743 → 486 a second (bench/README.md "How cost grows").
+	const options = ["-c jit=off", ...(schema ? [`-c search_path=${schema}`] : [])].join(" ");
 	const pool = new pg.Pool({
 		connectionString: config.databaseUrl,
 		max: 10,
 		types: int8AsNumber(pg.types),
-		...(schema ? { options: `-c search_path=${schema}` } : {}),
+		options,
 	});
 	const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: namedStatements(pool) }) });
 	return {
