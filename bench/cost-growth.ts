@@ -275,7 +275,7 @@ async function measureDb(db: (typeof dbs)[number], referenceUrl: string) {
 async function largeReference(db: (typeof dbs)[number], links: number) {
 	const seeded = theirSlugs.length;
 	const copies = Math.ceil(links / seeded) - 1;
-	if (copies > 9) throw new Error(`at most ${seeded * 10} links: a copy's slug begins with its digit`);
+	if (copies > 9) throw new Error(`at most ${seeded * 10} links: a copy's slug carries one digit`);
 	const dataDir = path.join(os.tmpdir(), `perf-anchors-${links}`);
 	const schema = `links_${links}`;
 	const env = { DB: db, QB: "raw", PERF_DATA_DIR: dataDir, PGOPTIONS: `-c search_path=${schema}` };
