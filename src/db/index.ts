@@ -274,6 +274,9 @@ function namedStatements(pool: pg.Pool): PostgresPool {
 	};
 }
 
+/** Ours, taken while creating DATABASE_SCHEMA (src/db/trigram.ts holds another). */
+const SCHEMA_LOCK = 1_927_409_113;
+
 async function openPostgres(config: DbConfig): Promise<Store> {
 	// Loaded only when PostgreSQL is configured: the SQLite default does not carry the driver.
 	const { default: pg } = await import("pg");
@@ -285,7 +288,13 @@ async function openPostgres(config: DbConfig): Promise<Store> {
 		const boot = new pg.Client({ connectionString: config.databaseUrl });
 		await boot.connect();
 		try {
+			// `if not exists` alone is not safe between nodes starting together on an empty database:
+			// both pass the check and the second insert into pg_namespace fails (23505). The lock
+			// makes the second wait, then find the schema there.
+			await boot.query("begin");
+			await boot.query("select pg_advisory_xact_lock($1)", [SCHEMA_LOCK]);
 			await boot.query(`create schema if not exists "${schema}"`);
+			await boot.query("commit");
 		} finally {
 			await boot.end();
 		}

@@ -63,3 +63,21 @@ export function startServer(
 		});
 	});
 }
+
+/**
+ * Starts several servers together; if any fails to start, stops those that did before rejecting,
+ * so a failed start never leaves a process holding the test file open.
+ */
+export async function startServers<const E extends readonly Record<string, string>[]>(
+	envs: E,
+	script?: string,
+): Promise<{ -readonly [K in keyof E]: ServerProcess }> {
+	const settled = await Promise.allSettled(envs.map((env) => startServer(env, script)));
+	const failed = settled.find((s): s is PromiseRejectedResult => s.status === "rejected");
+	const started = settled.flatMap((s) => (s.status === "fulfilled" ? [s.value] : []));
+	if (failed) {
+		await Promise.all(started.map((s) => s.stop("SIGKILL")));
+		throw failed.reason;
+	}
+	return started as { -readonly [K in keyof E]: ServerProcess };
+}

@@ -10,7 +10,7 @@ import { after, before, describe, test } from "node:test";
 import { buildApp } from "../../src/app.ts";
 import { PG_URL, type TestEnv, testEnv } from "../helpers/app.ts";
 import { buildAccount } from "../helpers/factories.ts";
-import { type ServerProcess, startServer } from "../helpers/process.ts";
+import { type ServerProcess, startServers } from "../helpers/process.ts";
 import { createLink, createValue, LINKS } from "./helpers.ts";
 
 const READERS = 200;
@@ -47,7 +47,7 @@ describe(`view cap with ${READERS} concurrent readers on two processes on ${PG_U
 			// Each reader comes from its own address (X-Forwarded-For), as separate clients would.
 			TRUST_PROXY: "true",
 		};
-		nodes = await Promise.all([startServer(nodeEnv), startServer(nodeEnv)]);
+		nodes = await startServers([nodeEnv, nodeEnv]);
 	});
 	after(async () => {
 		await Promise.all(nodes.map((n) => n.stop()));
