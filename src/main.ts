@@ -2,7 +2,7 @@
 // The server's modules are imported in `serve`, after startup-heap.ts has set V8's flag: a static
 // import would load and compile the whole module graph before any module ran.
 import { startBanner, wantsBanner } from "./start-banner.ts";
-import { startupDone } from "./startup-heap.ts";
+import { boundOldGeneration, startupDone } from "./startup-heap.ts";
 
 export async function serve(env = process.env): Promise<void> {
 	const [{ buildApp }, { ConfigError, loadConfig }] = await Promise.all([
@@ -35,6 +35,7 @@ export async function serve(env = process.env): Promise<void> {
 		"serving",
 	);
 	startupDone();
+	if (app.store.dialect === "postgres") boundOldGeneration();
 	if (wantsBanner(config.logFormat, process.stdout.isTTY)) {
 		const [{ anyAccount }, { publicOrigin }] = await Promise.all([
 			import("./features/accounts/service.ts"),

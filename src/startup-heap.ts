@@ -10,6 +10,8 @@
 // (`--max-semi-space-size`), where a server started as `node dist/src/main.js` has no say; so
 // after every collection the young generation's size decides the growth factor: 1 (no more
 // growth) once it holds the cap, V8's 2 again when its memory reducer has shrunk it below.
+//
+// On PostgreSQL, old-generation garbage is bounded too (`boundOldGeneration`).
 import { PerformanceObserver } from "node:perf_hooks";
 import v8 from "node:v8";
 
@@ -37,4 +39,20 @@ export function startupDone(): void {
 	// A young generation grows by one doubling at most per collection: deciding after each one
 	// stops it at the cap.
 	new PerformanceObserver(decide).observe({ entryTypes: ["gc"] });
+}
+
+/** How far the old generation may grow past what its last full collection kept, in percent. */
+export const OLD_GROWTH_PERCENT = 50;
+
+/**
+ * PostgreSQL: a share read waits on a database round trip, so its objects outlive two young
+ * collections and are promoted, about 14 MB a second under spread resolves (`--trace-gc`); V8 then
+ * lets the old generation grow to up to 4x what a full collection keeps before the next one, and
+ * resident memory swung between 150 and 250 MiB around a live heap of 36 MB (bench/README.md,
+ * "Memory under spread resolves"). Growth of at most half of what is kept holds it at about 145
+ * MiB for one more full collection every second or two. SQLite's reads are synchronous, promote
+ * little, and keep V8's default.
+ */
+export function boundOldGeneration(): void {
+	v8.setFlagsFromString(`--heap-growing-percent=${OLD_GROWTH_PERCENT}`);
 }
