@@ -1,6 +1,6 @@
-// The probe's read of a share (`probeLink`): on PostgreSQL the probes of one event-loop round, of
-// any shares, share one read begun after they arrived, never an earlier one; on SQLite each reads
-// in-process. Counted and held at the database handle (`countedShares`).
+// The probe's read of a share (`probeLink`): on either database the probes of one event-loop round,
+// of any shares, share one read begun after they arrived, never an earlier one. Counted and held
+// at the database handle (`countedShares`).
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { probe } from "../../src/features/shares/public.ts";
@@ -22,18 +22,14 @@ describe(`the probe's read of a share (${dialect})`, () => {
 	test("ten probes at once: each answered; one read on either database", async () => {
 		const link = await createLink(t.app, a, { label: "Busy" });
 		const h = countedShares(t.app);
-		// All ten arrived before any read began, as the probes one event-loop round answers do.
-		const arrived = performance.now();
-		const answers = await Promise.all(
-			Array.from({ length: 10 }, () => probe(h.ctx, link.slug, NOW, arrived)),
-		);
+		const answers = await Promise.all(Array.from({ length: 10 }, () => probe(h.ctx, link.slug, NOW)));
 		assert.ok(answers.every((x) => x.slug === link.slug && x.label === "Busy" && x.status === "active"));
-		// SQLite: all ten arrived before the first read began, so all take it; PostgreSQL: one round.
+		// One round, one statement.
 		assert.equal(h.statements(), 1);
 		await assert.rejects(probe(h.ctx, "no-such-slug-here", NOW), { code: "link_not_found" });
 	});
 
-	test("probes of different shares in one round: each its own share; PostgreSQL reads them in one statement", async () => {
+	test("probes of different shares in one round: each its own share, all read in one statement", async () => {
 		const links = [];
 		for (const label of ["One", "Two", "Three"]) links.push(await createLink(t.app, a, { label }));
 		const h = countedShares(t.app);
@@ -43,7 +39,7 @@ describe(`the probe's read of a share (${dialect})`, () => {
 			answers.map((x) => [x.slug, x.label]),
 			[...links, ...links].map((l, i) => [l.slug, ["One", "Two", "Three"][i % 3]]),
 		);
-		if (dialect === "postgres") assert.equal(h.statements(), 1);
+		assert.equal(h.statements(), 1);
 		const missing = await Promise.allSettled([
 			probe(h.ctx, "no-such-slug-here", NOW),
 			probe(h.ctx, slugs[0] as string, NOW),
@@ -52,20 +48,17 @@ describe(`the probe's read of a share (${dialect})`, () => {
 		assert.equal((missing[1] as PromiseFulfilledResult<{ label: string }>).value.label, "One");
 	});
 
-	// PostgreSQL only: on SQLite a held answer holds the one connection, which the change waits for.
 	test("a probe answers from a read begun after it arrived, never from an older one", async () => {
 		const link = await createLink(t.app, a, {});
 		const h = countedShares(t.app);
-		const arrived = performance.now();
-		assert.equal((await probe(h.ctx, link.slug, NOW, arrived)).status, "active");
-		assert.equal((await probe(h.ctx, link.slug, NOW, arrived)).status, "active");
-		// SQLite: the second arrived before the first read, so it took that read; PostgreSQL shares
-		// only reads of probes waiting together, and these two came one after the other.
-		assert.equal(h.statements(), dialect === "sqlite" ? 1 : 2);
+		assert.equal((await probe(h.ctx, link.slug, NOW)).status, "active");
+		assert.equal((await probe(h.ctx, link.slug, NOW)).status, "active");
+		// Reads are shared only by probes waiting together, and these two came one after the other.
+		assert.equal(h.statements(), 2);
 		await t.app.store.db.updateTable("links").set({ status: "paused" }).where("id", "=", link.id).execute();
 		// Arrived after the change (now, by default): the read it may take is one of its own.
 		assert.equal((await probe(h.ctx, link.slug, NOW)).status, "paused");
-		assert.equal(h.statements(), dialect === "sqlite" ? 2 : 3);
+		assert.equal(h.statements(), 3);
 	});
 
 	if (dialect === "postgres")

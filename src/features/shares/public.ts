@@ -25,12 +25,9 @@ function sharer(link: PublicLinkRow, ctx: SharesContext) {
 	return sharerOf({ name, identity, identity_fingerprint, identity_name }, ctx.server);
 }
 
-/**
- * Reports the gates without data and without consuming a view. `arrived` (`performance.now()` when
- * the request arrived; default now) lets it answer from a read of the share made since.
- */
-export async function probe(ctx: SharesContext, slug: string, now: number, arrived = performance.now()) {
-	const link = await ctx.q.probeLink(slug, arrived);
+/** Reports the gates without data and without consuming a view. */
+export async function probe(ctx: SharesContext, slug: string, now: number) {
+	const link = await ctx.q.probeLink(slug);
 	if (!link) throw new AppError("link_not_found");
 	const { status } = await passGates(ctx, "probe", link, {}, now);
 	return {

@@ -144,8 +144,7 @@ export const shareRoutes: FastifyPluginAsyncTypebox = async (app) => {
 		},
 		async (request, reply) => {
 			reply.header("cache-control", "no-store");
-			// Fastify's clock is performance.now(), started when the request arrived.
-			return probe(ctx, request.params.slug, app.clock.now(), performance.now() - reply.elapsedTime);
+			return probe(ctx, request.params.slug, app.clock.now());
 		},
 	);
 

@@ -43,42 +43,30 @@ export function compileLinkQueries(db: Kysely<Database>) {
 	const linkBySlug = prepare<{ slug: string }, PublicLinkRow>(
 		publicLinks(db).where("links.slug", "=", param("slug")),
 	);
-	const linksBySlugs = prepare<{ slugs: string[] }, PublicLinkRow>(
-		publicLinks(db).where("links.slug", "=", sql<string>`any(cast(${param("slugs")} as varchar(64)[]))`),
+	// PostgreSQL takes the slugs as an array, SQLite as a JSON array (`json_each`).
+	const slugsIn = onPostgres(db)
+		? sql<string>`any(cast(${param("slugs")} as varchar(64)[]))`
+		: sql<string>`(select value from json_each(${param("slugs")}))`;
+	const linksBySlugs = prepare<{ slugs: string[] | string }, PublicLinkRow>(
+		publicLinks(db).where("links.slug", onPostgres(db) ? "=" : "in", slugsIn),
 	);
+	const encode = onPostgres(db) ? (slugs: string[]) => slugs : (slugs: string[]) => JSON.stringify(slugs);
 
-	// PostgreSQL: the probes of one event-loop round, of any shares, share one read of their rows
-	// (`roundBatches`): one statement and one round trip per round instead of one per probe. A
-	// probe's read always begins after it arrived, so it never sees an older row than a read of its
-	// own would. A row is frozen: every probe of its share in the batch gets the same object.
-	const probeBatches = onPostgres(db)
-		? roundBatches<string, Readonly<PublicLinkRow> | undefined>(
-				async (slugs) => {
-					const rows = await linksBySlugs(db, { slugs: [...new Set(slugs)] });
-					const bySlug = new Map(rows.map((row) => [row.slug, Object.freeze(row)]));
-					return slugs.map((slug) => bySlug.get(slug));
-				},
-				{ max: MAX_SHARED_READ, lanes: PROBE_LANES },
-			)
-		: undefined;
-	// SQLite, read in-process: a probe takes the read of the same share begun for another probe
-	// after it arrived (`arrived`, `performance.now()`), the same rule: never a row older than its
-	// own read would be. The probes one round of the event loop answers together (answer-rounds.ts)
-	// all arrived before the first of them reads, so they share its read. Reads are kept until the
-	// next round, for at most MAX_SHARED_READ shares.
-	const recentReads = new Map<string, { at: number; read: Promise<Readonly<PublicLinkRow> | undefined> }>();
-	const forgetReads = () => recentReads.clear();
-	/** The share by slug for a probe that arrived at `arrived`, on the app's handle. */
-	const probeLink = (slug: string, arrived: number): Promise<Readonly<PublicLinkRow> | undefined> => {
-		if (probeBatches) return probeBatches(slug);
-		const recent = recentReads.get(slug);
-		if (recent && recent.at > arrived) return recent.read;
-		const at = performance.now();
-		const read = linkBySlug(db, { slug }).then(([link]) => link && Object.freeze(link));
-		if (recentReads.size === 0) setImmediate(forgetReads);
-		if (recentReads.size < MAX_SHARED_READ) recentReads.set(slug, { at, read });
-		return read;
-	};
+	// The probes of one event-loop round, of any shares, share one read of their rows
+	// (`roundBatches`): one statement per round instead of one per probe (on PostgreSQL one round
+	// trip too). A probe's read always begins after it arrived, so it never sees an older row than
+	// a read of its own would. A row is frozen: every probe of its share in the batch gets the
+	// same object.
+	const probeBatches = roundBatches<string, Readonly<PublicLinkRow> | undefined>(
+		async (slugs) => {
+			const rows = await linksBySlugs(db, { slugs: encode([...new Set(slugs)]) });
+			const bySlug = new Map(rows.map((row) => [row.slug, Object.freeze(row)]));
+			return slugs.map((slug) => bySlug.get(slug));
+		},
+		{ max: MAX_SHARED_READ, lanes: PROBE_LANES },
+	);
+	/** The share by slug for a probe, on the app's handle. */
+	const probeLink = (slug: string): Promise<Readonly<PublicLinkRow> | undefined> => probeBatches(slug);
 
 	// The status gate found the share expired (gates/open.ts): written once, by whoever gets there first.
 	const markExpired = prepare<{ id: string; now: number }, { id: string }>(
