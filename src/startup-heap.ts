@@ -49,7 +49,7 @@ export const OLD_GROWTH_PERCENT = 50;
  * collections and are promoted, about 14 MB a second under spread resolves (`--trace-gc`); V8 then
  * lets the old generation grow to up to 4x what a full collection keeps before the next one, and
  * resident memory swung between 150 and 250 MiB around a live heap of 36 MB (bench/README.md,
- * "Memory under spread resolves"). Growth of at most half of what is kept holds it at about 145
+ * "A sixth sitting"). Growth of at most half of what is kept holds it at about 145
  * MiB for one more full collection every second or two. SQLite's reads are synchronous, promote
  * little, and keep V8's default.
  */

@@ -36,7 +36,7 @@ const publicLinks = (db: Kysely<Database>) =>
 			"identities.fingerprint as identity_fingerprint",
 		]);
 
-/** Probe reads in flight at once (PostgreSQL): each holds a pooled connection. */
+/** Probe reads in flight at once: on PostgreSQL each holds a pooled connection; SQLite reads run one at a time anyway. */
 const PROBE_LANES = 2;
 
 export function compileLinkQueries(db: Kysely<Database>) {
