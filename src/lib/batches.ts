@@ -58,7 +58,7 @@ export function keyedBatches<In, Out>(
  * Calls of any key gathered per event-loop round and run as one batch (`run` answers each, in
  * order). A call waits for the round it arrived in to end (`setImmediate`), then for a free lane:
  * at most `lanes` batches run at once, each of at most `max` calls, so a call never joins a batch
- * begun before it arrived. Under no load a call runs alone one round later; under load a batch
+ * begun before it arrived. Under no load a call runs alone when its round ends; under load a batch
  * holds the calls of one round, or of the round trip the lanes were busy for.
  */
 export function roundBatches<In, Out>(
