@@ -56,7 +56,7 @@ describe(`the probe's read of a share (${dialect})`, () => {
 		// Reads are shared only by probes waiting together, and these two came one after the other.
 		assert.equal(h.statements(), 2);
 		await t.app.store.db.updateTable("links").set({ status: "paused" }).where("id", "=", link.id).execute();
-		// Arrived after the change (now, by default): the read it may take is one of its own.
+		// Arrived after the change: the read it may take is one of its own.
 		assert.equal((await probe(h.ctx, link.slug, NOW)).status, "paused");
 		assert.equal(h.statements(), 3);
 	});
