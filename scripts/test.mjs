@@ -113,8 +113,13 @@ function topLevelDurations(lines) {
 
 /** Every failure of every run, printed again at the end so a log's tail explains the run. */
 const failures = [];
+/** Every file's wall and CPU time per run (scripts/test-usage.mjs), written to TEST_USAGE_FILE if set. */
+const usage = {};
+const usageHook = new URL("./test-usage.mjs", import.meta.url).href;
 let failed = false;
 for (const run of runs) {
+	const usageDir = fs.mkdtempSync(path.join(tapDir, `${run.name}-usage-`));
+	const passStarted = Date.now();
 	console.log(`\n# ---- suite on ${run.name} (${files.length} files, ${concurrency} at a time) ----`);
 	const tap = path.join(tapDir, `${run.name}.tap`);
 	const result = spawnSync(
@@ -131,8 +136,18 @@ for (const run of runs) {
 			`--test-reporter-destination=${tap}`,
 			...files,
 		],
-		{ stdio: "inherit", env: { ...process.env, ...run.env, LOG_LEVEL: process.env.LOG_LEVEL ?? "silent" } },
+		{
+			stdio: "inherit",
+			env: {
+				...process.env,
+				...run.env,
+				LOG_LEVEL: process.env.LOG_LEVEL ?? "silent",
+				NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --import=${usageHook}`.trim(),
+				SVC_TEST_USAGE_DIR: usageDir,
+			},
+		},
 	);
+	const passSeconds = (Date.now() - passStarted) / 1000;
 	if (result.status !== 0) {
 		failed = true;
 		console.error(`# suite on ${run.name} failed`);
@@ -155,7 +170,24 @@ for (const run of runs) {
 	);
 	for (const d of durations.slice(0, 12))
 		console.log(`#   ${(d.ms / 1000).toFixed(1).padStart(7)} s  ${d.name}`);
+	const measured = fs
+		.readdirSync(usageDir)
+		.map((f) => JSON.parse(fs.readFileSync(path.join(usageDir, f), "utf8")))
+		.sort((a, b) => b.wall - a.wall);
+	usage[run.name] = { seconds: passSeconds, files: measured };
+	const sum = (key) => measured.reduce((s, f) => s + f[key], 0).toFixed(0);
+	console.log(
+		`\n# ${run.name}: ${passSeconds.toFixed(0)} s elapsed; ${measured.length} files, ${sum("wall")} s of file time, ` +
+			`CPU ${sum("cpu")} s in the test processes and ${sum("children")} s in their children; slowest files ` +
+			"(wall, CPU of the file's process + of its children):",
+	);
+	for (const f of measured.slice(0, 15)) {
+		const figures = `${f.wall.toFixed(1).padStart(7)} s  ${f.cpu.toFixed(1).padStart(6)} + ${f.children.toFixed(1).padStart(6)} s`;
+		console.log(`#   ${figures}  ${f.file}`);
+	}
 }
+if (process.env.TEST_USAGE_FILE)
+	fs.writeFileSync(process.env.TEST_USAGE_FILE, JSON.stringify(usage, null, "\t"));
 fs.rmSync(tapDir, { recursive: true, force: true });
 
 if (failures.length > 0) {
