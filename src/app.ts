@@ -39,7 +39,7 @@ import { passkeyRoutes } from "./features/passkeys/routes.ts";
 import { relyingParty } from "./features/passkeys/service.ts";
 import { requestsCollection } from "./features/requests/collection.ts";
 import { requestRoutes } from "./features/requests/routes.ts";
-import { loadRootKey, type RootKey } from "./features/server/root-key.ts";
+import { loadRootKey, type RootKey, type RsaKeyPairSource } from "./features/server/root-key.ts";
 import { serverRoutes } from "./features/server/routes.ts";
 import { linksCollection } from "./features/shares/collection.ts";
 import { createGrantHooks } from "./features/shares/grant-hooks.ts";
@@ -104,6 +104,12 @@ export interface AppDeps {
 	callbackTimeoutMs?: number;
 	/** Bounds of one SMTP attempt in ms (tests shorten them). */
 	smtpTimeouts?: { connection: number; socket: number };
+	/**
+	 * Where the root key's RSA-2048 pair comes from on a database's first start: a new one by
+	 * default. Tests hand out pairs made once for the whole suite (each app of one test process its
+	 * own), as RSA generation cost a quarter second of CPU per app built.
+	 */
+	rsaKeyPair?: RsaKeyPairSource;
 }
 
 export type App = FastifyInstance;
@@ -185,7 +191,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
 		await store.destroy();
 	});
 	try {
-		const rootKey = await loadRootKey(store.db, config.domain, clock);
+		const rootKey = await loadRootKey(store.db, config.domain, clock, deps.rsaKeyPair);
 		app.decorate("config", config);
 		app.decorate("store", store);
 		app.decorate("clock", clock);

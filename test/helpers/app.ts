@@ -7,6 +7,7 @@ import path from "node:path";
 import pg from "pg";
 import { type App, type AppDeps, buildApp } from "../../src/app.ts";
 import { type Config, loadConfig } from "../../src/config.ts";
+import { nextRsaKeyPair } from "./keys.ts";
 
 export const PG_URL = process.env.TEST_DATABASE_URL ?? "";
 export const dialect = PG_URL ? "postgres" : "sqlite";
@@ -51,7 +52,7 @@ export interface TestApp {
 /** Builds an app on a fresh database; `close()` stops it and drops the database. */
 export async function makeApp(overrides: Partial<Config> = {}, deps: AppDeps = {}): Promise<TestApp> {
 	const env = testEnv(overrides);
-	const app = await buildApp(env.config, deps);
+	const app = await buildApp(env.config, { rsaKeyPair: nextRsaKeyPair, ...deps });
 	return {
 		app,
 		env,

@@ -31,10 +31,21 @@ const ROOT = "root";
 const CA_YEARS = 30;
 export const RSA_SHA256 = { name: "RSASSA-PKCS1-v1_5", hash: "SHA-256" } as const;
 
-export async function loadRootKey(db: Kysely<Database>, domain: string, clock: Clock): Promise<RootKey> {
+/** A new RSA-2048 key pair: the root key's, made once on a database's first start. */
+export type RsaKeyPairSource = () => crypto.KeyPairKeyObjectResult;
+
+export const newRsaKeyPair: RsaKeyPairSource = () =>
+	crypto.generateKeyPairSync("rsa", { modulusLength: 2048 });
+
+export async function loadRootKey(
+	db: Kysely<Database>,
+	domain: string,
+	clock: Clock,
+	keyPair: RsaKeyPairSource = newRsaKeyPair,
+): Promise<RootKey> {
 	let row = await findKey(db, ROOT);
 	if (!row) {
-		const fresh = await generateRoot(domain, clock);
+		const fresh = await generateRoot(domain, clock, keyPair());
 		await insertKeyIfAbsent(db, { name: ROOT, ...fresh, created: clock.now() });
 		row = await findKey(db, ROOT);
 		if (!row) throw new Error("root key could not be stored");
@@ -50,8 +61,11 @@ export async function loadRootKey(db: Kysely<Database>, domain: string, clock: C
 	};
 }
 
-async function generateRoot(domain: string, clock: Clock) {
-	const { privateKey, publicKey } = crypto.generateKeyPairSync("rsa", { modulusLength: 2048 });
+async function generateRoot(
+	domain: string,
+	clock: Clock,
+	{ privateKey, publicKey }: crypto.KeyPairKeyObjectResult,
+) {
 	const webcrypto = crypto.webcrypto;
 	const keys: crypto.webcrypto.CryptoKeyPair = {
 		privateKey: await webcrypto.subtle.importKey(
