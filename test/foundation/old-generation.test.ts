@@ -1,50 +1,24 @@
 // On PostgreSQL the server bounds how far V8's old generation grows past what a full collection
-// keeps (src/startup-heap.ts `boundOldGeneration`). Each case runs in its own process (V8's flags
-// are per process): the same load, with the bound and without it, so the check also shows the load
-// does let V8's default grow the old generation further.
+// keeps (src/startup-heap.ts `boundOldGeneration`, called by src/main.ts on PostgreSQL). How far
+// the default would grow follows how fast collections and the program run, which a loaded machine
+// moves (a peak ratio asserted here once failed at load average 15), so the effect is measured in
+// bench/old-generation.ts; this file asserts what holds on any machine: the flag V8 is given.
+// Runs once, not per database: V8's flags, with no database.
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
-import path from "node:path";
-import { describe, test } from "node:test";
-import { promisify } from "node:util";
-
-const run = promisify(execFile);
-const root = path.resolve(import.meta.dirname, "../..");
-
-// A live set, and a ring of objects each kept for a while then dropped: they outlive the young
-// collections and are promoted, as a read waiting on PostgreSQL is; reports the largest old space.
-const load = (bounded: boolean) => `
+import { test } from "node:test";
 import v8 from "node:v8";
-import { boundOldGeneration } from "./src/startup-heap.ts";
-if (${bounded}) boundOldGeneration();
-const live = Array.from({ length: 300000 }, (_, i) => ({ i, s: "live" + i }));
-const oldUsed = () => v8.getHeapSpaceStatistics().find((s) => s.space_name === "old_space")?.space_used_size ?? 0;
-let max = 0;
-let ring = [];
-const end = Date.now() + 3000;
-const burst = () => {
-	for (let i = 0; i < 20000; i++) ring.push({ n: i, s: "x" + i });
-	if (ring.length > 400000) ring = ring.slice(200000);
-	max = Math.max(max, oldUsed());
-	if (Date.now() < end) setImmediate(burst);
-	else console.log(JSON.stringify({ max, live: live.length }));
-};
-burst();
-`;
+import { boundOldGeneration, OLD_GROWTH_PERCENT } from "../../src/startup-heap.ts";
 
-async function largestOld(bounded: boolean): Promise<number> {
-	const { stdout } = await run(
-		process.execPath,
-		["--import", "tsx", "--input-type=module", "--eval", load(bounded)],
-		{ cwd: root },
-	);
-	return JSON.parse(stdout.trim().split("\n").at(-1) as string).max;
-}
-
-describe("the old generation's bound", () => {
-	test("with boundOldGeneration the old space peaks well below where V8's default lets it grow", async () => {
-		const [bounded, free] = await Promise.all([largestOld(true), largestOld(false)]);
-		const mb = (n: number) => `${(n / 1048576).toFixed(0)} MB`;
-		assert.ok(bounded * 1.5 < free, `bounded peak ${mb(bounded)}, default peak ${mb(free)}`);
+test("boundOldGeneration lets the old generation grow at most half past what a full collection keeps", (t) => {
+	const given: string[] = [];
+	const original = v8.setFlagsFromString;
+	t.after(() => {
+		v8.setFlagsFromString = original;
 	});
+	v8.setFlagsFromString = (flags: string) => {
+		given.push(flags);
+	};
+	boundOldGeneration();
+	assert.equal(OLD_GROWTH_PERCENT, 50);
+	assert.deepEqual(given, ["--heap-growing-percent=50"]);
 });
