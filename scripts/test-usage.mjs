@@ -8,7 +8,7 @@ import path from "node:path";
 
 const dir = process.env.SVC_TEST_USAGE_DIR;
 const file = process.argv[1];
-if (dir && file?.endsWith(".test.ts")) {
+if (dir && /\.test\.[jt]s$/.test(file ?? "")) {
 	const started = Date.now() - process.uptime() * 1000;
 	process.on("exit", () => {
 		try {
@@ -18,6 +18,7 @@ if (dir && file?.endsWith(".test.ts")) {
 			const tick = 100; // USER_HZ on Linux
 			const [utime, stime, cutime, cstime] = [f[11], f[12], f[13], f[14]].map((v) => Number(v) / tick);
 			const record = {
+				job: process.env.SVC_TEST_JOB,
 				file: path.relative(process.cwd(), file),
 				started,
 				wall: (Date.now() - started) / 1000,

@@ -1,11 +1,22 @@
 #!/usr/bin/env node
-// Runs the suite on SQLite, then again on PostgreSQL when TEST_PG_URL is set (CI sets it).
-// Usage: node scripts/test.mjs [--only sqlite|postgres] [test files...]
+// Runs the suite on SQLite and on PostgreSQL (when TEST_PG_URL is set; CI sets it).
+// Usage: node scripts/test.mjs [--only sqlite|postgres] [--save-timings] [test files...]
+//
+// The sources are compiled first (tsconfig.test.json: tsc without its type check, which `npm run
+// typecheck` does, into dist/; the console into dist/web/console) and every file runs compiled on
+// plain Node: loading the server through tsx's hooks cost each test process about four seconds of
+// CPU more. TEST_FROM_SOURCE=1 runs the .ts files through tsx instead, with no build.
+//
+// Every file on every database is one job, `node --test` on that file alone, and the jobs of both
+// databases share one pool: the slowest first (test/timings.json, from an earlier run), so the run
+// never ends with one long browser file alone on the machine, and neither pass waits for the
+// other's last file. A file whose header says `// Runs once, not per database: <why>` runs in the
+// first pass only (what it tests does not depend on the database: the console's look, a parser).
 //
 // No skips (docs/testing.md): a full run without TEST_PG_URL, or any skipped or todo test or suite
 // (Node reports a failing `todo` as passed and exits 0), fails the run and is listed at the end.
 // ALLOW_SKIPS=1 lists them and passes; `--only sqlite` is a run that asked for one pass only.
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -21,11 +32,18 @@ if (only !== undefined && only !== "sqlite" && only !== "postgres") {
 	console.error(`--only takes sqlite or postgres, not ${only}`);
 	process.exit(2);
 }
+const saveAt = args.indexOf("--save-timings");
+const saveTimings = saveAt >= 0;
+if (saveTimings) args.splice(saveAt, 1);
 const allowSkips = process.env.ALLOW_SKIPS === "1";
 // Files at a time. The suite waits more than it computes (browsers, spawned servers and CLIs,
-// timers): a SQLite pass used about 0.8 of two cores at two files at a time, so four keep both
-// busy. TEST_CONCURRENCY overrides it.
+// timers), so twice the cores keeps them busy (docs/testing.md, "Where the time goes").
+// TEST_CONCURRENCY overrides it.
 const concurrency = Number(process.env.TEST_CONCURRENCY) || Math.max(2, os.availableParallelism() * 2);
+/** The runner's limit on one test, and Node 20's on a file as a whole. */
+const TIMEOUT_MS = 600_000;
+const TIMINGS = "test/timings.json";
+const fromSource = process.env.TEST_FROM_SOURCE === "1";
 
 function findTests(dir) {
 	const out = [];
@@ -37,7 +55,19 @@ function findTests(dir) {
 	return out.sort();
 }
 
-const files = args.length > 0 ? args : findTests("test");
+const ONCE = /^\/\/ Runs once, not per database: (.*)$/m;
+/** Why a file runs in one pass only, or undefined when it runs in every pass. */
+function runsOnce(file) {
+	const m = ONCE.exec(fs.readFileSync(file, "utf8"));
+	if (!m) return undefined;
+	if (m[1].trim().length < 10) {
+		console.error(`${file}: "Runs once, not per database:" must say why`);
+		process.exit(2);
+	}
+	return m[1].trim();
+}
+
+const files = (args.length > 0 ? args : findTests("test")).map((f) => path.normalize(f));
 const runs = [];
 /** Everything that did not run: `{ run, what, why }`. */
 const skipped = [];
@@ -57,9 +87,33 @@ if (only !== "sqlite") {
 	}
 }
 
-// The terminal keeps its usual reporter; a TAP copy goes to a file, where skips are counted. Node's
-// own summary (`# skipped N`) counts skipped tests but not skipped suites, so each `# SKIP` line is.
+/** `{ file: { sqlite: s, postgres: s } }`: each job's wall time in an earlier run, to order the jobs. */
+const timings = fs.existsSync(TIMINGS) ? JSON.parse(fs.readFileSync(TIMINGS, "utf8")) : {};
+function median(values) {
+	const sorted = [...values].sort((a, b) => a - b);
+	return sorted.length > 0 ? sorted[Math.floor(sorted.length / 2)] : 30;
+}
+const typical = Object.fromEntries(
+	runs.map((run) => [
+		run.name,
+		median(Object.values(timings).flatMap((t) => (t[run.name] === undefined ? [] : [t[run.name]]))),
+	]),
+);
+
+const once = [];
+const jobs = [];
+for (const file of files) {
+	const why = runsOnce(file);
+	if (why) once.push({ file, why });
+	for (const run of why ? runs.slice(0, 1) : runs) {
+		jobs.push({ file, run, expected: timings[file]?.[run.name] ?? typical[run.name] });
+	}
+}
+jobs.sort((a, b) => b.expected - a.expected);
+
 const tapDir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-test-tap-"));
+const usageDir = fs.mkdtempSync(path.join(tapDir, "usage-"));
+const usageHook = new URL("./test-usage.mjs", import.meta.url).href;
 const SKIP_LINE = /^\s*ok \d+ - (.*?) # SKIP\b ?(.*)$/;
 /** A `todo` test or suite, passing or failing: Node counts neither as a failure. */
 const TODO_LINE = /^\s*(not ok|ok) \d+ - (.*?) # TODO\b ?(.*)$/;
@@ -91,109 +145,195 @@ function tapFailures(lines) {
 	return out;
 }
 
-/**
- * Each top-level test's or suite's wall time from a TAP file (Node 20's TAP names no file; a file's
- * top-level `describe` names it well enough). The slowest are printed so a slow CI names its cause.
- */
-function topLevelDurations(lines) {
-	const out = [];
-	for (let i = 0; i < lines.length; i++) {
-		const m = /^(?:not )?ok \d+ - (.*)$/.exec(lines[i]);
-		if (!m) continue;
-		for (let j = i + 1; j < lines.length && lines[j].startsWith("  "); j++) {
-			const d = /^\s+duration_ms: ([\d.]+)/.exec(lines[j]);
-			if (d) {
-				out.push({ name: untap(m[1]), ms: Number(d[1]) });
-				break;
-			}
-		}
+/** Node's closing counts (`# tests 12`, `# pass 12`, …) of a one-file TAP stream. */
+function tapCounts(lines) {
+	const counts = {};
+	for (const line of lines) {
+		const m = /^# (tests|suites|pass|fail|cancelled|skipped|todo) (\d+)$/.exec(line);
+		if (m) counts[m[1]] = Number(m[2]);
 	}
-	return out.sort((a, b) => b.ms - a.ms);
+	return counts;
 }
 
+const started = Date.now();
+if (!fromSource) {
+	const build = (what, argv) => {
+		const t0 = Date.now();
+		const result = spawnSync(process.execPath, argv, { stdio: "inherit" });
+		if (result.status !== 0) {
+			console.error(`# ${what} failed`);
+			process.exit(1);
+		}
+		console.log(`# ${what}: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+	};
+	build("compiled src, cli, scripts and test into dist/", [
+		"node_modules/typescript/bin/tsc",
+		"-p",
+		"tsconfig.test.json",
+	]);
+	build("built the console into dist/web/console", ["scripts/build-web.mjs"]);
+	// dist/src and dist/cli are what `tsc -p tsconfig.build.json` writes: the CLI tests need not
+	// compile them again (test/helpers/build.ts).
+	fs.writeFileSync("dist/.built", new Date().toISOString());
+}
+/** What a job runs: the compiled copy of a test file, or the file itself through tsx. */
+const entry = (file) =>
+	fromSource
+		? ["--import", "tsx", file]
+		: ["--enable-source-maps", path.join("dist", file.replace(/\.ts$/, ".js"))];
+const clock = () => `${((Date.now() - started) / 1000).toFixed(0).padStart(5)} s`;
 /** Every failure of every run, printed again at the end so a log's tail explains the run. */
 const failures = [];
-/** Every file's wall and CPU time per run (scripts/test-usage.mjs), written to TEST_USAGE_FILE if set. */
-const usage = {};
-const usageHook = new URL("./test-usage.mjs", import.meta.url).href;
+const done = [];
 let failed = false;
-for (const run of runs) {
-	const usageDir = fs.mkdtempSync(path.join(tapDir, `${run.name}-usage-`));
-	const passStarted = Date.now();
-	console.log(`\n# ---- suite on ${run.name} (${files.length} files, ${concurrency} at a time) ----`);
-	const tap = path.join(tapDir, `${run.name}.tap`);
-	const result = spawnSync(
-		process.execPath,
-		[
-			"--import",
-			"tsx",
-			"--test",
-			`--test-concurrency=${concurrency}`,
-			"--test-timeout=600000",
-			`--test-reporter=${process.stdout.isTTY ? "spec" : "tap"}`,
-			"--test-reporter-destination=stdout",
-			"--test-reporter=tap",
-			`--test-reporter-destination=${tap}`,
-			...files,
-		],
-		{
-			stdio: "inherit",
-			env: {
-				...process.env,
-				...run.env,
-				LOG_LEVEL: process.env.LOG_LEVEL ?? "silent",
-				NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --import=${usageHook}`.trim(),
-				SVC_TEST_USAGE_DIR: usageDir,
+
+console.log(
+	`# ---- ${files.length} files on ${runs.map((r) => r.name).join(" and ")}: ${jobs.length} jobs, ` +
+		`${concurrency} at a time, slowest first ----`,
+);
+if (once.length > 0 && runs.length > 1)
+	console.log(`# ${once.length} files run once, on ${runs[0].name} (their headers say why)`);
+
+function runJob(job, index) {
+	const tap = path.join(tapDir, `${index}.tap`);
+	const jobStarted = Date.now();
+	return new Promise((resolve) => {
+		const child = spawn(
+			process.execPath,
+			[
+				"--test",
+				`--test-timeout=${TIMEOUT_MS}`,
+				"--test-reporter=tap",
+				`--test-reporter-destination=${tap}`,
+				...entry(job.file),
+			],
+			{
+				stdio: ["ignore", "pipe", "pipe"],
+				env: {
+					...process.env,
+					...job.run.env,
+					LOG_LEVEL: process.env.LOG_LEVEL ?? "silent",
+					NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --import=${usageHook}`.trim(),
+					SVC_TEST_USAGE_DIR: usageDir,
+					SVC_TEST_JOB: `${job.run.name} ${job.file}`,
+				},
 			},
-		},
-	);
-	const passSeconds = (Date.now() - passStarted) / 1000;
-	if (result.status !== 0) {
-		failed = true;
-		console.error(`# suite on ${run.name} failed`);
-	}
-	const lines = fs.existsSync(tap) ? fs.readFileSync(tap, "utf8").split("\n") : [];
-	for (const line of lines) {
-		const m = SKIP_LINE.exec(line);
-		if (m) skipped.push({ run: run.name, what: untap(m[1]), why: untap(m[2]) || "(no reason given)" });
-		const todo = TODO_LINE.exec(line);
-		if (todo) {
-			const why = `todo${todo[1] === "not ok" ? ", failing" : ""}: ${untap(todo[3]) || "(no reason given)"}`;
-			skipped.push({ run: run.name, what: untap(todo[2]), why });
-		}
-	}
-	failures.push(...tapFailures(lines).map((f) => ({ run: run.name, ...f })));
-	const durations = topLevelDurations(lines);
-	const total = durations.reduce((sum, d) => sum + d.ms, 0);
-	console.log(
-		`\n# ${run.name}: ${durations.length} top-level suites, ${(total / 1000).toFixed(0)} s in all; slowest:`,
-	);
-	for (const d of durations.slice(0, 12))
-		console.log(`#   ${(d.ms / 1000).toFixed(1).padStart(7)} s  ${d.name}`);
-	const measured = fs
-		.readdirSync(usageDir)
-		.map((f) => JSON.parse(fs.readFileSync(path.join(usageDir, f), "utf8")))
-		.sort((a, b) => b.wall - a.wall);
-	usage[run.name] = { seconds: passSeconds, files: measured };
-	const sum = (key) => measured.reduce((s, f) => s + f[key], 0).toFixed(0);
-	console.log(
-		`\n# ${run.name}: ${passSeconds.toFixed(0)} s elapsed; ${measured.length} files, ${sum("wall")} s of file time, ` +
-			`CPU ${sum("cpu")} s in the test processes and ${sum("children")} s in their children; slowest files ` +
-			"(wall, CPU of the file's process + of its children):",
-	);
-	for (const f of measured.slice(0, 15)) {
-		const figures = `${f.wall.toFixed(1).padStart(7)} s  ${f.cpu.toFixed(1).padStart(6)} + ${f.children.toFixed(1).padStart(6)} s`;
-		console.log(`#   ${figures}  ${f.file}`);
+		);
+		// What the file printed outside its tests (stderr, a crash): shown when the job fails.
+		let output = "";
+		const keep = (d) => {
+			output = (output + d.toString()).slice(-20_000);
+		};
+		child.stdout.on("data", keep);
+		child.stderr.on("data", keep);
+		child.on("close", (code, signal) => {
+			const lines = fs.existsSync(tap) ? fs.readFileSync(tap, "utf8").split("\n") : [];
+			const ownFailures = tapFailures(lines).map((f) => ({ run: job.run.name, file: job.file, ...f }));
+			const counts = tapCounts(lines);
+			const ok = code === 0 && ownFailures.length === 0;
+			if (!ok) {
+				failed = true;
+				if (ownFailures.length === 0)
+					ownFailures.push({
+						run: job.run.name,
+						file: job.file,
+						what: `the file as a whole (exit ${code ?? signal})`,
+						detail: output.trim().split("\n").slice(-40),
+					});
+				failures.push(...ownFailures);
+			}
+			for (const line of lines) {
+				const m = SKIP_LINE.exec(line);
+				if (m)
+					skipped.push({ run: job.run.name, what: untap(m[1]), why: untap(m[2]) || "(no reason given)" });
+				const todo = TODO_LINE.exec(line);
+				if (todo) {
+					const why = `todo${todo[1] === "not ok" ? ", failing" : ""}: ${untap(todo[3]) || "(no reason given)"}`;
+					skipped.push({ run: job.run.name, what: untap(todo[2]), why });
+				}
+			}
+			const wall = (Date.now() - jobStarted) / 1000;
+			done.push({ ...job, wall, counts, ok });
+			console.log(
+				`# ${clock()} [${String(done.length).padStart(3)}/${jobs.length}] ${ok ? "ok    " : "FAILED"} ` +
+					`${wall.toFixed(1).padStart(6)} s  ${job.run.name.padEnd(8)} ${job.file} (${counts.tests ?? 0} tests)`,
+			);
+			for (const f of ownFailures) {
+				console.log(`#     not ok: ${f.what}`);
+				for (const line of f.detail) console.log(`#       ${line}`);
+			}
+			resolve();
+		});
+	});
+}
+
+let next = 0;
+async function worker() {
+	while (next < jobs.length) {
+		const index = next++;
+		await runJob(jobs[index], index);
 	}
 }
-if (process.env.TEST_USAGE_FILE)
-	fs.writeFileSync(process.env.TEST_USAGE_FILE, JSON.stringify(usage, null, "\t"));
+await Promise.all(Array.from({ length: Math.min(concurrency, jobs.length) }, worker));
+const elapsed = (Date.now() - started) / 1000;
+
+// Each file's CPU time (scripts/test-usage.mjs), by job.
+const usage = new Map();
+for (const f of fs.readdirSync(usageDir)) {
+	const record = JSON.parse(fs.readFileSync(path.join(usageDir, f), "utf8"));
+	usage.set(record.job, record);
+}
+const sum = (list, pick) => list.reduce((s, x) => s + (pick(x) ?? 0), 0);
+const fixed = (n) => n.toFixed(0);
+console.log(`\n# ${fixed(elapsed)} s elapsed, ${concurrency} files at a time`);
+for (const run of runs) {
+	const mine = done.filter((j) => j.run === run);
+	const cpu = mine.map((j) => usage.get(`${run.name} ${j.file}`)).filter(Boolean);
+	console.log(
+		`# ${run.name}: ${mine.length} files, ${sum(mine, (j) => j.counts.tests)} tests ` +
+			`(${sum(mine, (j) => j.counts.pass)} passed, ${sum(mine, (j) => j.counts.fail)} failed), ` +
+			`${fixed(sum(mine, (j) => j.wall))} s of file time; CPU ${fixed(sum(cpu, (u) => u.cpu))} s in the ` +
+			`test processes and ${fixed(sum(cpu, (u) => u.children))} s in their children`,
+	);
+}
+console.log("# slowest files (wall; CPU of the file's process + of its children: Chromium, servers, CLIs):");
+for (const j of [...done].sort((a, b) => b.wall - a.wall).slice(0, 15)) {
+	const u = usage.get(`${j.run.name} ${j.file}`);
+	const cpu = u
+		? `${u.cpu.toFixed(1).padStart(6)} + ${u.children.toFixed(1).padStart(6)} s`
+		: "       (no figure)";
+	console.log(`#   ${j.wall.toFixed(1).padStart(6)} s  ${cpu}  ${j.run.name.padEnd(8)} ${j.file}`);
+}
+
+if (process.env.TEST_USAGE_FILE) {
+	const records = done.map((j) => ({
+		run: j.run.name,
+		file: j.file,
+		wall: j.wall,
+		tests: j.counts.tests ?? 0,
+		...(usage.get(`${j.run.name} ${j.file}`) ?? {}),
+	}));
+	fs.writeFileSync(
+		process.env.TEST_USAGE_FILE,
+		JSON.stringify({ elapsed, concurrency, jobs: records }, null, "\t"),
+	);
+}
+if (saveTimings) {
+	for (const j of done) {
+		timings[j.file] ??= {};
+		timings[j.file][j.run.name] = Math.round(j.wall);
+	}
+	for (const file of Object.keys(timings)) if (!fs.existsSync(file)) delete timings[file];
+	const sorted = Object.fromEntries(Object.entries(timings).sort(([a], [b]) => a.localeCompare(b)));
+	fs.writeFileSync(TIMINGS, `${JSON.stringify(sorted, null, "\t")}\n`);
+	console.log(`# wrote ${TIMINGS}`);
+}
 fs.rmSync(tapDir, { recursive: true, force: true });
 
 if (failures.length > 0) {
 	console.log(`\n# failures in total: ${failures.length} (subtests cancelled by a failed parent left out)`);
 	for (const f of failures) {
-		console.log(`#   [${f.run}] ${f.what}`);
+		console.log(`#   [${f.run}] ${f.file}: ${f.what}`);
 		for (const line of f.detail) console.log(`#       ${line}`);
 	}
 }
@@ -207,4 +347,5 @@ if (skipped.length > 0) {
 		console.error("# a skip or todo fails the run (docs/testing.md); ALLOW_SKIPS=1 lists them and passes");
 	}
 }
+if (failed) console.error("# the suite failed");
 process.exit(failed ? 1 : 0);

@@ -3,6 +3,7 @@
 // connection; the connected socket's address is judged before a byte is sent), counted in TCP
 // connections at the receiver; no redirects, the total bound and the body cap. Names resolve
 // through a DNS server on loopback.
+// Runs once, not per database: the outbound client's address policy, with no app or database.
 import assert from "node:assert/strict";
 import type { LookupAddress, LookupOptions } from "node:dns";
 import net from "node:net";

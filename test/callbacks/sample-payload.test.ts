@@ -1,5 +1,6 @@
 // The sample a test delivery posts: one plausible value per template item, keyed as the item is,
 // even when a key is named like an Object member.
+// Runs once, not per database: a pure function of a template, with no app or database.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { samplePayload } from "../../src/features/callbacks/payloads.ts";

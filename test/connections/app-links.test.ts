@@ -1,6 +1,7 @@
 // The app-link grammar (spec "App links"): `svc://p`, `svc://connect`, `svc://auth`, `svc://a` and
 // `svc://present` exactly as the spec says, a malformed link refused as a whole with the parameter
 // at fault named.
+// Runs once, not per database: the app-link grammar, with no app or database.
 import assert from "node:assert/strict";
 import crypto from "node:crypto";
 import { describe, test } from "node:test";

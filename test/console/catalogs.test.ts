@@ -1,13 +1,15 @@
 // Every string in catalogs: German names every key English does (and no other), and every error
 // code of docs/api.md has a sentence in both. The catalogs are read through a computed path so the
 // server's type check (no DOM library) does not follow into the console's sources.
+// Runs once, not per database: the console's catalogs as files, with no app or database.
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
 import { pathToFileURL } from "node:url";
+import { REPO_ROOT } from "../helpers/root.ts";
 
-const ROOT = path.resolve(import.meta.dirname, "../..");
+const ROOT = REPO_ROOT;
 type Catalogs = { en: Record<string, unknown>; de: Record<string, unknown> };
 
 async function load(file: string): Promise<Record<string, unknown>> {

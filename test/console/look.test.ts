@@ -4,6 +4,7 @@
 // every icon on the server's pages is hidden from assistive technology; nothing inline that the
 // pages' CSP would refuse. The browsers' side (axe in both schemes, the dark palette really
 // applied) is in accessibility.test.ts and test/formats/browser.test.ts.
+// Runs once, not per database: the console's and pages' look (design tokens, the mark); the API under it runs on both in its own files.
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
@@ -15,9 +16,10 @@ import { MARK_ARC } from "../../src/lib/brand.ts";
 import { page } from "../formats/helpers.ts";
 import { makeApp, type TestApp } from "../helpers/app.ts";
 import { buildAccount } from "../helpers/factories.ts";
+import { REPO_ROOT } from "../helpers/root.ts";
 import { createLink, createValue } from "../shares/helpers.ts";
 
-const ROOT = path.resolve(import.meta.dirname, "../..");
+const ROOT = REPO_ROOT;
 const tokens = fs.readFileSync(path.join(ROOT, "web/tokens.css"), "utf8");
 const NO_INLINE = /<script>|<script(?![^>]*\bsrc=)[^>]*>|<style|\sstyle=|\son[a-z]+=/i;
 

@@ -1,5 +1,6 @@
 // The front page and the console's files over HTTP: status, headers (CSP, caching), what the front
 // page states, the SPA fallback, and the first load's compressed script within 150 KB.
+// Runs once, not per database: the front page and the console's static files over HTTP, which read no database.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import zlib from "node:zlib";

@@ -21,10 +21,11 @@ import {
 } from "../helpers/browser.ts";
 import { deviceKey } from "../helpers/device-key.ts";
 import { buildAccount, type TestAccount } from "../helpers/factories.ts";
+import { REPO_ROOT } from "../helpers/root.ts";
 import { createLink, createValue, uploadFile } from "../shares/helpers.ts";
 import { contactShare } from "./helpers.ts";
 
-const ROOT = path.resolve(import.meta.dirname, "../..");
+const ROOT = REPO_ROOT;
 
 async function screenshot(page: Page, name: string): Promise<void> {
 	if (process.env.SCREENSHOTS !== "1") return;

@@ -1,6 +1,7 @@
 // The vCard and iCalendar writer against the RFCs' own examples (RFC 6350 §6.2.2, §6.3.1,
 // §6.6.4; RFC 5545 §3.3.11), folding at 75 octets without splitting a character, and the dates
 // an entry may hold (fields.ts).
+// Runs once, not per database: the vCard and iCalendar writer on its own, with no app or database.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { contentLine, escapeText, structured } from "../../src/features/formats/content-line.ts";

@@ -23,10 +23,11 @@ import {
 	startServer,
 } from "../helpers/browser.ts";
 import { buildAccount, type TestAccount } from "../helpers/factories.ts";
+import { REPO_ROOT } from "../helpers/root.ts";
 import { createLink, createSection, createValue, patchLink, uploadFile } from "../shares/helpers.ts";
 import { csv, icalendar, vcard } from "./helpers.ts";
 
-const ROOT = path.resolve(import.meta.dirname, "../..");
+const ROOT = REPO_ROOT;
 const axeSource = fs.readFileSync(path.join(ROOT, "node_modules/axe-core/axe.min.js"), "utf8");
 const T0 = Date.UTC(2026, 10, 27, 9);
 const clock = new ManualClock(T0);

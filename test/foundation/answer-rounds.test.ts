@@ -1,6 +1,7 @@
 // Answers once per event-loop round (src/http/answer-rounds.ts): a handler runs in the check phase
 // of the round that read its request, after what that round scheduled before it, and the requests
 // of one round are handled after all of them were read. Each is checked without the hook too.
+// Runs once, not per database: the event-loop rounds of a bare Fastify, with no database.
 import assert from "node:assert/strict";
 import net from "node:net";
 import { test } from "node:test";

@@ -1,3 +1,4 @@
+// Runs once, not per database: the file store on disk and S3, with no database.
 import assert from "node:assert/strict";
 import crypto from "node:crypto";
 import fs from "node:fs";

@@ -1,3 +1,4 @@
+// Runs once, not per database: parsing the environment, with no database.
 import assert from "node:assert/strict";
 import path from "node:path";
 import { describe, test } from "node:test";

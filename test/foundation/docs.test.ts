@@ -1,3 +1,4 @@
+// Runs once, not per database: the docs as files, with no database.
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import { describe, test } from "node:test";

@@ -1,6 +1,7 @@
 // Record and request ids (src/lib/crypto.ts): the alphabet and length the docs promise, no repeats,
 // and every character equally likely, pool refills included (the ids are drawn from a pool of
 // random bytes with rejection of the bytes that would favour the first characters).
+// Runs once, not per database: the id generator, with no database.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { newId, requestId } from "../../src/lib/crypto.ts";

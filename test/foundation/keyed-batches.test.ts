@@ -1,6 +1,7 @@
 // keyedBatches (src/lib/batches.ts): per key one batch at a time; the first call runs alone and at
 // once, the calls that arrive meanwhile run together next, in arrival order, at most `max` a batch;
 // an error rejects its own batch only; keys apart never wait on each other; nothing is kept after.
+// Runs once, not per database: a scheduling helper, with no database.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { keyedBatches } from "../../src/lib/batches.ts";

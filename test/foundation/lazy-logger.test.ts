@@ -1,3 +1,4 @@
+// Runs once, not per database: the logger, with no database.
 import assert from "node:assert/strict";
 import { Writable } from "node:stream";
 import { test } from "node:test";

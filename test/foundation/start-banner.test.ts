@@ -1,5 +1,6 @@
 // The start-up banner: on a terminal, `npm start` names the address to open and, while the server has
 // no account, the ticket command; piped output (and LOG_FORMAT=json) keeps to JSON log lines.
+// Runs once, not per database: it starts the server on its embedded SQLite whatever the pass.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import fs from "node:fs";
@@ -8,8 +9,9 @@ import os from "node:os";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { startBanner, wantsBanner } from "../../src/start-banner.ts";
+import { entryArgs, REPO_ROOT } from "../helpers/root.ts";
 
-const root = path.resolve(import.meta.dirname, "../..");
+const root = REPO_ROOT;
 
 function freePort(): Promise<number> {
 	return new Promise((resolve, reject) => {
@@ -25,10 +27,10 @@ function freePort(): Promise<number> {
 async function startOutput(env: Record<string, string>, tty: boolean, until: RegExp): Promise<string> {
 	const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-banner-"));
 	const port = await freePort();
-	const node = `${process.execPath} --import tsx src/main.ts`;
+	const node = [process.execPath, ...entryArgs("src/main.ts")].join(" ");
 	const [cmd, args] = tty
 		? ["script", ["-qfec", node, "/dev/null"]]
-		: [process.execPath, ["--import", "tsx", "src/main.ts"]];
+		: [process.execPath, entryArgs("src/main.ts")];
 	const child = spawn(cmd, args, {
 		cwd: root,
 		env: {

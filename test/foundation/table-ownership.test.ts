@@ -3,6 +3,7 @@
 // the owner's service. Read with TypeScript's own parser, so comments and prose never count: a
 // Kysely `insertInto`/`updateTable`/`deleteFrom` of a named table, and any `sql` template that
 // inserts, updates or deletes.
+// Runs once, not per database: it reads the source with TypeScript's parser, with no database.
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";

@@ -3,11 +3,13 @@
 // `notModified`; `maxAge` from GRANT_MAX_AGE; values only while active; no view consumed; 1..100;
 // rate-limited per client.
 import assert from "node:assert/strict";
+import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { type App, buildApp } from "../../src/app.ts";
 import { randomToken, sha256Hex } from "../../src/lib/crypto.ts";
 import { type TestEnv, testEnv } from "../helpers/app.ts";
 import { buildAccount, type TestAccount } from "../helpers/factories.ts";
+import { REPO_ROOT } from "../helpers/root.ts";
 import { assertCode, createLink, createValue, nextIp, patchLink, RECORDS } from "../shares/helpers.ts";
 
 let env: TestEnv;
@@ -169,7 +171,7 @@ describe("POST /api/grants/resolve", () => {
 		// Not a timing measurement (a loaded machine makes those flaky): the code path is asserted
 		// through the stand-in compare, which is what keeps an unknown grant as slow as a wrong token.
 		const src = await import("node:fs/promises").then((fs) =>
-			fs.readFile(new URL("../../src/features/grants/resolve.ts", import.meta.url), "utf8"),
+			fs.readFile(path.join(REPO_ROOT, "src/features/grants/resolve.ts"), "utf8"),
 		);
 		assert.match(src, /safeEqual\(sha256Hex\(ask\.token\), row\?\.token_hash \?\? STAND_IN\)/);
 	});

@@ -19,10 +19,11 @@ import type { Config } from "../../src/config.ts";
 import { issueOperatorTicket, relyingParty, ticketUrl } from "../../src/features/passkeys/service.ts";
 import { makeApp, type TestApp } from "./app.ts";
 import { PasskeyClient } from "./passkeys.ts";
+import { REPO_ROOT } from "./root.ts";
 import { pkce } from "./webauthn.ts";
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-const ROOT = path.resolve(import.meta.dirname, "../..");
+const ROOT = REPO_ROOT;
 
 export function freePort(): Promise<number> {
 	return new Promise((resolve, reject) => {

@@ -6,8 +6,9 @@
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
+import { REPO_ROOT } from "./root.ts";
 
-const root = path.resolve(import.meta.dirname, "../..");
+const root = REPO_ROOT;
 export const COMPILED_MAIN = "dist/src/main.js";
 const MARKER = path.join(root, "dist/.built");
 const LOCK = path.join(root, "dist/.build-lock");

@@ -1,6 +1,6 @@
 // Spawns server processes for multi-node tests and waits until they listen.
 import { type ChildProcess, spawn } from "node:child_process";
-import path from "node:path";
+import { entryArgs, REPO_ROOT } from "./root.ts";
 
 export interface ServerProcess {
 	child: ChildProcess;
@@ -11,7 +11,7 @@ export interface ServerProcess {
 	stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-const root = path.resolve(import.meta.dirname, "../..");
+const root = REPO_ROOT;
 
 /** Starts `script` (default: test/helpers/serve.ts) with `env` and resolves once it prints `listening <port>`. */
 export function startServer(
@@ -20,7 +20,7 @@ export function startServer(
 ): Promise<ServerProcess> {
 	// TypeScript sources run through tsx; compiled output (dist/…/*.js) runs on plain Node, so its
 	// memory and speed are the production process's, not the loader's.
-	const args = script.endsWith(".ts") ? ["--import", "tsx", script] : [script];
+	const args = script.endsWith(".ts") ? entryArgs(script) : [script];
 	const child = spawn(process.execPath, args, {
 		cwd: root,
 		env: { ...process.env, LOG_LEVEL: "error", PORT: "0", ...env },

@@ -4,8 +4,9 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import path from "node:path";
 import { ensureBuilt } from "./build.ts";
+import { REPO_ROOT } from "./root.ts";
 
-const root = path.resolve(import.meta.dirname, "../..");
+const root = REPO_ROOT;
 export const SVC_BIN = path.join(root, "dist/cli/svc.js");
 
 /** Compiles cli/ and src/ (tsconfig.build.json) unless dist is current; see helpers/build.ts. */

@@ -1,5 +1,6 @@
 // Strict ISO 8601 parsing (issue 35.9): a day its month lacks, hour 24, minute or second 60 are
 // refused, never rolled over as Date.parse does.
+// Runs once, not per database: a parser, with no database.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { isCalendarDate, parseIsoInstant } from "../../src/lib/iso-date.ts";

@@ -1,4 +1,5 @@
 // The redirect and PKCE checks connected tools and the OIDC provider share (src/lib/oauth.ts).
+// Runs once, not per database: the redirect and PKCE checks, with no database.
 import assert from "node:assert/strict";
 import crypto from "node:crypto";
 import { test } from "node:test";

@@ -4,11 +4,11 @@
 // SMTP_URL, `--send` is refused (exit 2) and nothing is issued.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import path from "node:path";
 import { after, before, test } from "node:test";
 import { buildApp } from "../../src/app.ts";
 import type { Config } from "../../src/config.ts";
 import { testEnv } from "../helpers/app.ts";
+import { entryArgs, REPO_ROOT } from "../helpers/root.ts";
 import { linkIn, type SmtpServer, startSmtp } from "../helpers/smtp.ts";
 
 let smtp: SmtpServer;
@@ -27,8 +27,8 @@ after(async () => {
 });
 
 function cli(args: string[], mail = true): Promise<{ code: number | null; stdout: string; stderr: string }> {
-	const child = spawn(process.execPath, ["--import", "tsx", "cli/svc.ts", ...args], {
-		cwd: path.resolve(import.meta.dirname, "../.."),
+	const child = spawn(process.execPath, [...entryArgs("cli/svc.ts"), ...args], {
+		cwd: REPO_ROOT,
 		env: {
 			...process.env,
 			DATA_DIR: config.dataDir,

@@ -12,6 +12,7 @@ import { makeApp, type TestApp } from "../helpers/app.ts";
 import { deviceKey } from "../helpers/device-key.ts";
 import { addMember, buildAccount, type TestAccount } from "../helpers/factories.ts";
 import { PasskeyClient } from "../helpers/passkeys.ts";
+import { entryArgs } from "../helpers/root.ts";
 import { createLink, createValue, probeLink } from "../shares/helpers.ts";
 
 const C = "/api/collections";
@@ -324,7 +325,7 @@ describe("deleting your account", () => {
 describe("svc admin delete-account", () => {
 	const cli = (...args: string[]) =>
 		new Promise<{ code: number | null; stderr: string }>((resolve) => {
-			const child = spawn(process.execPath, ["--import", "tsx", "cli/svc.ts", ...args], {
+			const child = spawn(process.execPath, [...entryArgs("cli/svc.ts"), ...args], {
 				env: {
 					...process.env,
 					DATA_DIR: t.env.config.dataDir,

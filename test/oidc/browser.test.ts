@@ -23,8 +23,9 @@ import {
 	sessionTokenOf,
 	startServer,
 } from "../helpers/browser.ts";
+import { REPO_ROOT } from "../helpers/root.ts";
 
-const ROOT = path.resolve(import.meta.dirname, "../..");
+const ROOT = REPO_ROOT;
 const SERVICE = "http://127.0.0.1:41011";
 const CALLBACK = `${SERVICE}/auth/callback`;
 

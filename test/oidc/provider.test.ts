@@ -24,6 +24,7 @@ import { makeApp, type TestApp } from "../helpers/app.ts";
 import { freePort } from "../helpers/browser.ts";
 import type { TestAccount } from "../helpers/factories.ts";
 import { PasskeyClient } from "../helpers/passkeys.ts";
+import { entryArgs } from "../helpers/root.ts";
 import { pkce } from "../helpers/webauthn.ts";
 import { createValue, LINKS, nextIp, RECORDS } from "../shares/helpers.ts";
 
@@ -854,7 +855,7 @@ describe("the authorize page's refusals", () => {
 describe("key rotation", () => {
 	const cli = (...args: string[]) =>
 		new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-			const child = spawn(process.execPath, ["--import", "tsx", "cli/svc.ts", ...args], {
+			const child = spawn(process.execPath, [...entryArgs("cli/svc.ts"), ...args], {
 				env: {
 					...process.env,
 					DATA_DIR: t.env.config.dataDir,

@@ -1,6 +1,5 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { buildApp } from "../../src/app.ts";
 import type { Config } from "../../src/config.ts";
@@ -9,6 +8,7 @@ import { ManualClock } from "../../src/lib/clock.ts";
 import { sha256Hex } from "../../src/lib/crypto.ts";
 import { makeApp, type TestApp, testEnv } from "../helpers/app.ts";
 import { assertProblem, counts, PasskeyClient } from "../helpers/passkeys.ts";
+import { entryArgs, REPO_ROOT } from "../helpers/root.ts";
 import { pkce } from "../helpers/webauthn.ts";
 
 const email = (tag: string) => `${tag}-${Math.random().toString(36).slice(2, 8)}@example.org`;
@@ -231,8 +231,8 @@ describe("svc admin ticket", () => {
 	after(() => dispose());
 
 	function cli(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-		const root = path.resolve(import.meta.dirname, "../..");
-		const child = spawn(process.execPath, ["--import", "tsx", "cli/svc.ts", ...args], {
+		const root = REPO_ROOT;
+		const child = spawn(process.execPath, [...entryArgs("cli/svc.ts"), ...args], {
 			cwd: root,
 			env: {
 				...process.env,

@@ -2,6 +2,7 @@
 // poppler's pdftotext, upright at the bottom of rotated and cropped pages) and in the pixels of
 // JPEG, PNG and WebP images (the bottom band differs from the original, the rest does not);
 // encrypted, damaged and unsupported files are refused with NotWatermarkableError.
+// Runs once, not per database: the stamping workers on files, with no database.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { PDFDocument } from "pdf-lib";

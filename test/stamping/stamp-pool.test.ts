@@ -2,6 +2,7 @@
 // bounded; an overrunning job is abandoned and its worker replaced; one tenant's slow jobs do not
 // hold another's; crafted PDFs are refused by a scan of their bytes before any worker parses them;
 // closing refuses what waits.
+// Runs once, not per database: the stamping worker pool, with no database.
 import assert from "node:assert/strict";
 import { Readable } from "node:stream";
 import { after, before, test } from "node:test";

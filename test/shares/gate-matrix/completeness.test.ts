@@ -1,6 +1,7 @@
 // The gate-by-reader matrix is complete: every pair of SHARE_GATES × SHARE_READERS has an expected
 // answer, and every reader has a file that runs its cells. A gate added to src/features/shares/
 // gates.ts fails this test naming each reader the table does not yet say it honours it.
+// Runs once, not per database: it reads the matrix's tables, with no database.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { expected, missingPairs, READER_FILES, SHARE_GATES, SHARE_READERS } from "./expected.ts";
