@@ -675,4 +675,95 @@ describe("what a request collected", () => {
 			"api_key_scope_missing",
 		);
 	});
+
+	// An answer kept on this server is listed as the `remoteAnswer` reader meets its share (docs/api.md
+	// "What a request collected"): values and slug while the share is active, its status alone
+	// otherwise, whether that status is stored (paused, revoked, expired by its view cap) or only
+	// reached (past its expiry, not yet written by a read or the sweep). The listing is the
+	// requester's read of the responder's values, so a share the responder took back must not leak
+	// through it.
+	const EMAIL = "tess.tenant@example.org";
+	const states: [name: string, status: string, apply: (id: string, slug: string) => Promise<void>][] = [
+		[
+			"paused",
+			"paused",
+			async (id) => assert.equal((await patchLink(app, responder, id, { status: "paused" })).statusCode, 200),
+		],
+		[
+			"revoked",
+			"revoked",
+			async (id) =>
+				assert.equal((await patchLink(app, responder, id, { status: "revoked" })).statusCode, 200),
+		],
+		[
+			"past its expiry (stored active: no read or sweep wrote it yet)",
+			"expired",
+			async (id) => {
+				const at = new Date(clock.now() + 1000).toISOString();
+				assert.equal((await patchLink(app, responder, id, { expiresAt: at })).statusCode, 200);
+				clock.advance(1000);
+				const row = await app.store.db
+					.selectFrom("links")
+					.select("status")
+					.where("id", "=", id)
+					.executeTakeFirstOrThrow();
+				assert.equal(row.status, "active", "the expiry is reached, not yet written");
+			},
+		],
+		[
+			"expired by its view cap",
+			"expired",
+			async (id, slug) => {
+				assert.equal((await patchLink(app, responder, id, { maxViews: 1 })).statusCode, 200);
+				const read = await app.inject({
+					method: "POST",
+					url: `/api/public/links/${slug}`,
+					remoteAddress: nextIp(),
+				});
+				assert.equal(read.statusCode, 200, read.body);
+			},
+		],
+	];
+	for (const [name, status, apply] of states) {
+		test(`a local answer whose share is ${name}: listed ${status}, with no values and no slug`, async () => {
+			const req = await makeRequest({
+				items: [{ key: "email", label: "Email", type: "email", required: true }],
+			});
+			const id = (await answer(req.slug, { values: { email: EMAIL } })).json().responseId as string;
+			const active = (await collected(req.id)).items[0];
+			assert.equal(active?.status, "active");
+			assert.deepEqual(
+				active?.values.map((v) => [v.key, v.value]),
+				[["email", EMAIL]],
+				"an active answer lists its values",
+			);
+			assert.notEqual(active?.slug, "", "an active answer names its share");
+			await apply(id, active?.slug ?? "");
+			const listing = await collected(req.id);
+			const item = listing.items[0];
+			assert.deepEqual(
+				{ status: item?.status, slug: item?.slug, values: item?.values },
+				{ status, slug: "", values: [] },
+				`an answer whose share is ${name} carries no values`,
+			);
+			assert.ok(!JSON.stringify(listing).includes(EMAIL), "the value appears nowhere in the listing");
+		});
+	}
+
+	test("a local answer's share paused, then resumed: its values are listed again", async () => {
+		const req = await makeRequest({
+			items: [{ key: "email", label: "Email", type: "email", required: true }],
+		});
+		const id = (await answer(req.slug, { values: { email: EMAIL } })).json().responseId as string;
+		await patchLink(app, responder, id, { status: "paused" });
+		assert.deepEqual((await collected(req.id)).items[0]?.values, []);
+		await patchLink(app, responder, id, { status: "active" });
+		const item = (await collected(req.id)).items[0];
+		assert.equal(item?.status, "active");
+		assert.deepEqual(
+			item?.values.map((v) => [v.key, v.value]),
+			[["email", EMAIL]],
+		);
+		assert.notEqual(item?.slug, "");
+	});
 });

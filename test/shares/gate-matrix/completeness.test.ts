@@ -4,7 +4,15 @@
 // Runs once, not per database: it reads the matrix's tables, with no database.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { expected, missingPairs, READER_FILES, SHARE_GATES, SHARE_READERS } from "./expected.ts";
+import {
+	expected,
+	missingPairs,
+	missingWrongPassword,
+	READER_FILES,
+	SHARE_GATES,
+	SHARE_READERS,
+	wrongPassword,
+} from "./expected.ts";
 
 test("every gate × reader pair has an expected answer", () => {
 	const missing = missingPairs();
@@ -12,6 +20,13 @@ test("every gate × reader pair has an expected answer", () => {
 	for (const { gate, reader } of missing) byReader.set(reader, [...(byReader.get(reader) ?? []), gate]);
 	const listed = [...byReader].map(([reader, gates]) => `${reader}: ${gates.join(", ")}`).join("; ");
 	assert.equal(missing.length, 0, `readers without an answer for a gate (reader: gates): ${listed}`);
+});
+
+// The `password` cells present a wrong password too (expected.ts, `wrongPassword`): a reader added
+// to gates.ts must say what it answers to one, or why it has no place for one.
+test("every reader has an answer for a wrong password", () => {
+	const missing = missingWrongPassword();
+	assert.deepEqual(missing, [], `readers without an answer for a wrong password: ${missing.join(", ")}`);
 });
 
 test("the table names only the gates and readers of gates.ts", () => {
@@ -29,6 +44,11 @@ test("the table names only the gates and readers of gates.ts", () => {
 			`readers of row ${gate} that gates.ts does not name`,
 		);
 	}
+	assert.deepEqual(
+		Object.keys(wrongPassword).filter((r) => !readers.includes(r)),
+		[],
+		"readers of the wrong-password row that gates.ts does not name",
+	);
 });
 
 test("every reader's cells run in a file of this folder", () => {

@@ -22,7 +22,8 @@ export { SHARE_GATES, SHARE_READERS, type ShareGate, type ShareReader };
  * - `<status> <code>`: a problem+json refusal, say `404 link_paused`;
  * - `status <s>, no values`: a grant read answering the status and nothing else; `not_found`;
  * - the probe: `status <s>`, `requiresPassword`, `requireHandshake`, `watermarked`;
- * - the page for a browser: `404 page: <status>`, `200 password form`, `403 open in the app`;
+ * - the page for a browser: `404 page: <status>`, `200 password form`, `403 password form, wrong
+ *   password` (the form again, its error in a `role="alert"` paragraph), `403 open in the app`;
  * - `not listed`: the reader answers but leaves the entry out;
  * - the owner's preview of a share that is not active: `preview: <status>` (the page readers meet).
  * `not applicable: <why>` marks a gate that does not concern the reader: that cell asserts the
@@ -167,6 +168,34 @@ export const expected: Record<ShareGate, Partial<Record<ShareReader, Answer>>> =
 	handOver: Object.fromEntries(SHARE_READERS.map((r) => [r, TOOLS_ONLY])),
 };
 
+/**
+ * `wrongPassword[reader]`: what the reader answers when its client presents a wrong password to the
+ * share of gate `password` (docs/api.md "Resolve" gate 2, "Gates and what each form answers",
+ * "Addressbook"). Each `password` cell reads as the client does without the password (`expected`),
+ * then, where the reader has a place for one, with a wrong one: a check that refuses only a missing
+ * password, or never waits for its verdict, passes the first read and fails the second.
+ * `not applicable: <why>`: the reader has no place for a password, and its cell reads once.
+ */
+export const wrongPassword: Partial<Record<ShareReader, Answer>> = {
+	probe: notApplicable("the probe takes no password: it says that one is needed"),
+	resolve: "401 link_password_invalid",
+	// The form is posted with the wrong password.
+	page: "403 password form, wrong password",
+	// As HTTP Basic, as a script or a calendar program sends it (a calendar with the ETag it kept).
+	csv: "401 link_password_invalid",
+	vcard: "401 link_password_invalid",
+	ical: "401 link_password_invalid",
+	// A contacts app sending Basic still finds no book: a gated share never appears there.
+	carddav: "404 link_not_found",
+	fileToken: TOKEN_AFTER_GATE,
+	archive: TOKEN_AFTER_GATE,
+	formatToken: PAGE_TOKEN_AFTER_GATE,
+	grantRead: GRANT_TOKEN,
+	oidcClaims: GRANT_TOKEN,
+	remoteAnswer: GRANT_TOKEN,
+	ownerPreview: OWNER_SET_IT,
+};
+
 /** Which file runs each reader's cells (one app per file; the runner runs two files at once). */
 export const READER_FILES: Partial<Record<ShareReader, string>> = {
 	probe: "slug-readers.test.ts",
@@ -193,6 +222,22 @@ export function missingPairs(): { gate: ShareGate; reader: ShareReader }[] {
 			reader,
 		})),
 	);
+}
+
+/** The readers the wrong-password row has no answer for. */
+export function missingWrongPassword(): ShareReader[] {
+	return SHARE_READERS.filter((reader) => wrongPassword[reader] === undefined);
+}
+
+/**
+ * What a `password` cell must observe when the reader presents a wrong password; null when that
+ * does not concern the reader (it has no place for one). A reader without an entry fails its cell.
+ */
+export function wrongPasswordFor(reader: ShareReader): Answer | null {
+	const answer = wrongPassword[reader];
+	if (answer === undefined)
+		throw new Error(`no answer for a wrong password for ${reader} in expected.ts (wrongPassword)`);
+	return answer.startsWith(NOT_APPLICABLE) ? null : answer;
 }
 
 /** The readers of `file`, in SHARE_READERS order. */

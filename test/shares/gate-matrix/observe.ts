@@ -74,6 +74,8 @@ export function pageAnswer(res: Reply): string {
 	}
 	const form = doc.byTag("input").some((i) => doc.attr(i, "type") === "password");
 	if (res.statusCode === 200 && form && !values) return "200 password form";
+	const alert = doc.all.some((e) => doc.attr(e, "role") === "alert");
+	if (res.statusCode === 403 && form && alert && !values) return "403 password form, wrong password";
 	if (res.statusCode !== 200 || !values) return `${res.statusCode} page without the values`;
 	if (res.body.includes("Files you download are stamped")) return "served stamped";
 	const details = doc.byTag("details").some((d) => doc.textOf(d).includes(EMAIL));

@@ -10,7 +10,7 @@ import { makeApp, type TestApp } from "../../helpers/app.ts";
 import { PasskeyClient } from "../../helpers/passkeys.ts";
 import { pkce } from "../../helpers/webauthn.ts";
 import { createValue, LINKS, nextIp, RECORDS, resolveLink } from "../helpers.ts";
-import { answerFor, cellName, readersOf, SHARE_GATES, type ShareGate } from "./expected.ts";
+import { answerFor, cellName, readersOf, SHARE_GATES, type ShareGate, wrongPasswordFor } from "./expected.ts";
 import { EMAIL, grantAnswer, MOVE_IN, STAMP } from "./observe.ts";
 
 const T0 = Date.UTC(2026, 10, 26, 12);
@@ -174,6 +174,13 @@ describe("gate × reader: what a service signed in with OpenID Connect reads", (
 					`no sign-in link in the state of gate ${gate}: add it to APPLY in oidc-claims.test.ts`,
 				);
 				assert.equal(await read(accessToken), answerFor(gate, reader));
+				// This file presents no password; a wrong-password answer in the table needs a way to present one.
+				if (gate === "password")
+					assert.equal(
+						wrongPasswordFor(reader),
+						null,
+						`${reader}: no way to present a password in this file`,
+					);
 			});
 		}
 	}

@@ -33,7 +33,15 @@ import {
 	resolveLink,
 	uploadFile,
 } from "../helpers.ts";
-import { answerFor, cellName, readersOf, SHARE_GATES, type ShareGate, type ShareReader } from "./expected.ts";
+import {
+	answerFor,
+	cellName,
+	readersOf,
+	SHARE_GATES,
+	type ShareGate,
+	type ShareReader,
+	wrongPasswordFor,
+} from "./expected.ts";
 import {
 	EMAIL,
 	fileAnswer,
@@ -48,6 +56,9 @@ import {
 } from "./observe.ts";
 
 const T0 = Date.UTC(2026, 10, 26, 12);
+/** The password of the `password` gate's share, and the wrong one its cells present as well. */
+const PASSWORD = "open sesame";
+const WRONG_PASSWORD = "open sesame!";
 /** The expired fixture's expiry; the clock passes it once every fixture is made. */
 const EXPIRES = T0 + 60_000;
 
@@ -113,7 +124,7 @@ const MAKING: Partial<Record<ShareGate, Making>> = {
 	expired: { link: { expiresAt: new Date(EXPIRES).toISOString() }, unseen: true },
 	// The calendar's first read, the page's and the resolve that mints the tokens take all three views.
 	capReached: { link: { maxViews: 3 } },
-	password: { link: { password: "open sesame" }, resolveBody: async () => ({ password: "open sesame" }) },
+	password: { link: { password: PASSWORD }, resolveBody: async () => ({ password: PASSWORD }) },
 	handshake: { link: { requireHandshake: true }, resolveBody: handshake },
 	watermark: { link: { stamp: STAMP } },
 	hidden: { hidden: true },
@@ -253,32 +264,62 @@ function leaseOf(zip: Buffer): Buffer | undefined {
 	}
 }
 
-const asFormat = (f: Fixture, accept: string) =>
-	t.app.inject({ method: "GET", url: `/s/${f.slug}`, headers: { accept }, remoteAddress: nextIp() });
+/** A password as the formats take it: HTTP Basic, any user name (none). */
+const basic = (password: string | undefined): Record<string, string> =>
+	password === undefined ? {} : { authorization: `Basic ${Buffer.from(`:${password}`).toString("base64")}` };
 
-/** Each reader as its client reads the share, its answer in the matrix's words. */
-const OBSERVE: Partial<Record<ShareReader, (f: Fixture) => Promise<string>>> = {
+const asFormat = (f: Fixture, accept: string, password?: string) =>
+	t.app.inject({
+		method: "GET",
+		url: `/s/${f.slug}`,
+		headers: { accept, ...basic(password) },
+		remoteAddress: nextIp(),
+	});
+
+/**
+ * Each reader as its client reads the share, its answer in the matrix's words; `password`, where
+ * the reader has a place for one, is presented as its client presents it (the `password` cells
+ * present a wrong one, expected.ts `wrongPassword`).
+ */
+const OBSERVE: Partial<Record<ShareReader, (f: Fixture, password?: string) => Promise<string>>> = {
 	probe: async (f) => probeAnswer(await probeLink(t.app, f.slug)),
-	resolve: async (f) => resolveAnswer(await resolveLink(t.app, f.slug)),
-	page: async (f) => pageAnswer(await asFormat(f, BROWSER_ACCEPT)),
-	csv: async (f) => {
-		const res = await asFormat(f, "text/csv");
+	resolve: async (f, password) =>
+		resolveAnswer(await resolveLink(t.app, f.slug, password === undefined ? undefined : { password })),
+	// A browser opens the page; with a password, it posts the page's form.
+	page: async (f, password) => {
+		if (password === undefined) return pageAnswer(await asFormat(f, BROWSER_ACCEPT));
+		return pageAnswer(
+			await t.app.inject({
+				method: "POST",
+				url: `/s/${f.slug}`,
+				headers: { accept: BROWSER_ACCEPT, "content-type": "application/x-www-form-urlencoded" },
+				payload: new URLSearchParams({ password }).toString(),
+				remoteAddress: nextIp(),
+			}),
+		);
+	},
+	csv: async (f, password) => {
+		const res = await asFormat(f, "text/csv", password);
 		if (res.statusCode !== 200) return refusal(res);
 		return csv(res.body).some((row) => row[1] === "email" && row[3] === EMAIL)
 			? "served"
 			: "200 without the values";
 	},
-	vcard: async (f) => {
-		const res = await asFormat(f, "text/vcard");
+	vcard: async (f, password) => {
+		const res = await asFormat(f, "text/vcard", password);
 		if (res.statusCode !== 200) return refusal(res);
 		return vcard(res.body).getFirstPropertyValue("email") === EMAIL ? "served" : "200 without the values";
 	},
 	// As a subscribed calendar asks again: with the ETag it kept. A 304 keeps its copy (served).
-	ical: async (f) => {
+	ical: async (f, password) => {
 		const res = await t.app.inject({
 			method: "GET",
 			url: `/s/${f.slug}`,
-			headers: { accept: "text/calendar", ...(f.calendarTag ? { "if-none-match": f.calendarTag } : {}) },
+			headers: {
+				accept: "text/calendar",
+				...(f.calendarTag ? { "if-none-match": f.calendarTag } : {}),
+				...basic(password),
+			},
 			remoteAddress: nextIp(),
 		});
 		if (res.statusCode === 304) return "served";
@@ -288,10 +329,11 @@ const OBSERVE: Partial<Record<ShareReader, (f: Fixture) => Promise<string>>> = {
 		return dated ? "served" : "200 without the values";
 	},
 	// As a contacts app opens the book: PROPFIND the collection, then GET the card.
-	carddav: async (f) => {
-		const found = await dav(t.app, "PROPFIND", `/dav/s/${f.slug}/`, { headers: { depth: "1" } });
+	carddav: async (f, password) => {
+		const headers = basic(password);
+		const found = await dav(t.app, "PROPFIND", `/dav/s/${f.slug}/`, { headers: { depth: "1", ...headers } });
 		if (found.statusCode !== 207) return refusal(found);
-		const res = await dav(t.app, "GET", `/dav/s/${f.slug}/contact.vcf`);
+		const res = await dav(t.app, "GET", `/dav/s/${f.slug}/contact.vcf`, { headers });
 		// The book opened: the card must then be served (a book listed for a refused share is a side door).
 		if (res.statusCode !== 200) return `207 PROPFIND, then ${refusal(res)}`;
 		return vcard(res.body).getFirstPropertyValue("email") === EMAIL ? "served" : "200 without the values";
@@ -378,6 +420,11 @@ describe("gate × reader: the readers of one server", () => {
 						.execute();
 				}
 				assert.equal(await observe(fixture), answerFor(gate, reader));
+				if (gate !== "password") return;
+				// The password cell again, with a wrong password where the reader has a place for one.
+				const wrong = wrongPasswordFor(reader);
+				if (wrong !== null)
+					assert.equal(await observe(fixture, WRONG_PASSWORD), wrong, "presenting a wrong password");
 			});
 		}
 	}
