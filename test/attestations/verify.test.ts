@@ -242,6 +242,62 @@ describe("POST /api/attestations/verify", () => {
 		);
 	});
 
+	/**
+	 * Verifies, at a frozen whole second, presentations of `c` whose key binding was signed at
+	 * `offsetS` seconds from then (each with a nonce of its own, so no replay decides).
+	 */
+	async function atOffsets(c: Issued, offsets: number[]) {
+		const at = Math.floor(t.app.clock.now() / 1000) * 1000;
+		const real = t.app.clock.now;
+		const verdicts = new Map<number, { state: string; reason: string; keyBound: boolean }>();
+		try {
+			t.app.clock.now = () => at;
+			for (const offsetS of offsets) {
+				const nonce = fresh();
+				const presentation = await buildPresentation(c.credential, {
+					claims: ["member"],
+					audience: AUDIENCE,
+					nonce,
+					sign: (input) => c.key.sign(input),
+					now: at / 1000 + offsetS,
+				});
+				verdicts.set(offsetS, await verify({ presentation, audience: AUDIENCE, nonce }));
+			}
+		} finally {
+			t.app.clock.now = real;
+		}
+		return verdicts;
+	}
+
+	// docs/api.md: a key binding's `iat` is within the last five minutes, one minute of skew ahead;
+	// else `invalid`. A captured presentation replayed later with a nonce the verifier reuses, or one
+	// signed ahead of time to be used later, must not pass.
+	test("a key binding signed more than five minutes ago is invalid; five minutes ago it holds", async () => {
+		const c = await issued();
+		const verdicts = await atOffsets(c, [-300, -301, -3600, -30 * 86_400]);
+		const edge = verdicts.get(-300);
+		assert.equal(edge?.state, "verified", `iat 300 s ago: ${edge?.reason}`);
+		for (const offset of [-301, -3600, -30 * 86_400]) {
+			const v = verdicts.get(offset);
+			assert.equal(v?.state, "invalid", `iat ${-offset} s ago: ${v?.state} (reason: "${v?.reason}")`);
+			assert.equal(v?.reason, "the key binding is too old or from the future");
+			assert.equal(v?.keyBound, false);
+		}
+	});
+
+	test("a key binding signed more than a minute ahead is invalid; a minute ahead it holds", async () => {
+		const c = await issued();
+		const verdicts = await atOffsets(c, [60, 61, 3600, 365 * 86_400]);
+		const edge = verdicts.get(60);
+		assert.equal(edge?.state, "verified", `iat 60 s ahead: ${edge?.reason}`);
+		for (const offset of [61, 3600, 365 * 86_400]) {
+			const v = verdicts.get(offset);
+			assert.equal(v?.state, "invalid", `iat ${offset} s ahead: ${v?.state} (reason: "${v?.reason}")`);
+			assert.equal(v?.reason, "the key binding is too old or from the future");
+			assert.equal(v?.keyBound, false);
+		}
+	});
+
 	test("unreadable input is invalid, still 200; a malformed nonce is 400", async () => {
 		for (const presentation of ["garbage", "a.b.c~", "~~~"]) {
 			const v = await verify({ presentation });

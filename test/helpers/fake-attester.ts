@@ -3,6 +3,8 @@
 // (`credential-key-v1`) at /.well-known/jwt-vc-issuer, and a status list at
 // /api/attestations/status whose signed body the test chooses (an honest list, or a zip bomb), each
 // fetch of it counted. `credential()` signs an SD-JWT VC of this attester pointing at that list.
+// More lists may be served at other paths of the same origin (a verifier keeps one per address),
+// a body may be served as it is (not a JWT), and answers may be held back (a slow attester).
 // The verifying app reaches it through PEER_OVERRIDES and the `_svc` TXT record the test serves.
 import crypto from "node:crypto";
 import http from "node:http";
@@ -21,12 +23,25 @@ export interface FakeAttester {
 	fingerprint: string;
 	/** The certified credential key, as a verifier keeps it (kid -> public JWK). */
 	keys: Map<string, JWK>;
-	/** How many times the status list was fetched. */
+	/** How many times a status list was fetched, at any path. */
 	listFetches: number;
-	/** Serves a list whose `lst` is this zlib stream (base64url), signed now. */
-	serveList(lst: Buffer, claims?: { ttl?: number; expS?: number }): Promise<void>;
-	/** An SD-JWT VC (one disclosure, `club`) at status position `idx`, about this holder. */
-	credential(idx: number, holder: { fingerprint: string; domain: string; jwk: JWK }): Promise<string>;
+	/** How many times the list at `path` was fetched. */
+	fetchesOf(path: string): number;
+	/** Serves at `path` (default STATUS_PATH) a list whose `lst` is this zlib stream (base64url), signed now. */
+	serveList(lst: Buffer, claims?: { ttl?: number; expS?: number }, path?: string): Promise<void>;
+	/** Serves `body` at `path` as it is: no JWT, nothing signed. */
+	serveRaw(body: string, path?: string): void;
+	/**
+	 * From now on a list's answer sends its headers and the first half of its body at once, and the
+	 * rest `ms` later, unless the reader has gone (0: all at once, the default).
+	 */
+	holdLists(ms: number): void;
+	/** An SD-JWT VC (one disclosure, `club`) at status position `idx` of the list at `path`, about this holder. */
+	credential(
+		idx: number,
+		holder: { fingerprint: string; domain: string; jwk: JWK },
+		path?: string,
+	): Promise<string>;
 	close(): Promise<void>;
 }
 
@@ -53,7 +68,10 @@ export async function startFakeAttester(domain: string): Promise<FakeAttester> {
 	const kid = await calculateJwkThumbprint(publicJwk, "sha256");
 	const fingerprint = spkiFingerprint(root.publicKey);
 	const issuer = `https://${domain}`;
-	let list = "";
+	const lists = new Map<string, string>();
+	const fetches = new Map<string, number>();
+	let holdMs = 0;
+	const held = new Set<NodeJS.Timeout>();
 
 	const server = http.createServer((req, res) => {
 		const iat = Math.floor(Date.now() / 1000);
@@ -82,9 +100,26 @@ export async function startFakeAttester(domain: string): Promise<FakeAttester> {
 			const keys = [{ ...publicJwk, kid, svc_certification: certification }];
 			res.writeHead(200, { "content-type": "application/json" });
 			res.end(JSON.stringify({ issuer, jwks: { keys } }));
-		} else if (req.url === STATUS_PATH) {
+		} else if (req.url !== undefined && lists.has(req.url)) {
 			fake.listFetches++;
-			res.writeHead(200, { "content-type": "application/statuslist+jwt" }).end(list);
+			fetches.set(req.url, (fetches.get(req.url) ?? 0) + 1);
+			const body = lists.get(req.url) as string;
+			res.writeHead(200, { "content-type": "application/statuslist+jwt" });
+			if (holdMs === 0) {
+				res.end(body);
+				return;
+			}
+			const half = Math.floor(body.length / 2);
+			res.write(body.slice(0, half));
+			const timer = setTimeout(() => {
+				held.delete(timer);
+				res.end(body.slice(half));
+			}, holdMs);
+			held.add(timer);
+			res.on("close", () => {
+				clearTimeout(timer);
+				held.delete(timer);
+			});
 		} else res.writeHead(404).end();
 	});
 	await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -95,20 +130,28 @@ export async function startFakeAttester(domain: string): Promise<FakeAttester> {
 		fingerprint,
 		keys: new Map([[kid, publicJwk]]),
 		listFetches: 0,
-		async serveList(lst, claims = {}) {
+		fetchesOf: (path) => fetches.get(path) ?? 0,
+		async serveList(lst, claims = {}, path = STATUS_PATH) {
 			const iat = Math.floor(Date.now() / 1000);
-			list = await new SignJWT({
+			const list = await new SignJWT({
 				ttl: claims.ttl ?? 300,
 				status_list: { bits: 1, lst: lst.toString("base64url") },
 			})
 				.setProtectedHeader({ alg: "ES256", kid, typ: "statuslist+jwt" })
 				.setIssuer(issuer)
-				.setSubject(`${issuer}${STATUS_PATH}`)
+				.setSubject(`${issuer}${path}`)
 				.setIssuedAt(iat)
 				.setExpirationTime(claims.expS ?? iat + 3600)
 				.sign(credential.privateKey);
+			lists.set(path, list);
 		},
-		async credential(idx, holder) {
+		serveRaw(body, path = STATUS_PATH) {
+			lists.set(path, body);
+		},
+		holdLists(ms) {
+			holdMs = ms;
+		},
+		async credential(idx, holder, path = STATUS_PATH) {
 			const disclosure = Buffer.from(
 				JSON.stringify([crypto.randomBytes(16).toString("base64url"), "club", "Chess"]),
 			).toString("base64url");
@@ -117,7 +160,7 @@ export async function startFakeAttester(domain: string): Promise<FakeAttester> {
 				vct: "membership",
 				cnf: { jwk: holder.jwk },
 				svc_holder: { fingerprint: holder.fingerprint, domain: holder.domain },
-				status: { status_list: { idx, uri: `${issuer}${STATUS_PATH}` } },
+				status: { status_list: { idx, uri: `${issuer}${path}` } },
 				_sd: [digest],
 				_sd_alg: "sha-256",
 			})
@@ -129,6 +172,7 @@ export async function startFakeAttester(domain: string): Promise<FakeAttester> {
 		},
 		close: () =>
 			new Promise<void>((resolve) => {
+				for (const timer of held) clearTimeout(timer);
 				server.closeAllConnections();
 				server.close(() => resolve());
 			}),
