@@ -23,6 +23,10 @@ import {
 	startServer,
 	ticketAccount,
 } from "../helpers/browser.ts";
+import { differences, snapshot, tableNames } from "../helpers/db-snapshot.ts";
+
+/** No column moves while a refused link is shown and cancelled. */
+const NOTHING_IGNORED: ReadonlySet<string> = new Set();
 
 describe("connections in the console", { timeout: 900_000 }, () => {
 	let server: Server;
@@ -66,6 +70,22 @@ describe("connections in the console", { timeout: 900_000 }, () => {
 		await page.goto(`${server.origin}/app/connections`);
 		await screenReady(page, "Connections");
 		await page.getByText("No tools connected").waitFor();
+		// What "nothing" means: every row of every table (test/helpers/db-snapshot.ts), and the
+		// connections the owner's API lists.
+		const { app } = server.t;
+		const tables = await tableNames(app);
+		const before = await snapshot(app, tables, NOTHING_IGNORED);
+		const listed = async () => {
+			const res = await app.inject({
+				method: "GET",
+				url: "/api/collections/connections/records",
+				headers: { authorization: `Bearer ${token}` },
+			});
+			assert.equal(res.statusCode, 200, res.body);
+			return (res.json() as { items: unknown[] }).items;
+		};
+		assert.deepEqual(await listed(), []);
+
 		await page.getByRole("button", { name: "Open an app link" }).click();
 		await page
 			.getByRole("textbox", { name: "App link" })
@@ -73,6 +93,10 @@ describe("connections in the console", { timeout: 900_000 }, () => {
 		await page.getByRole("button", { name: "Continue" }).click();
 		await page.getByText("This link is refused: state").waitFor();
 		await page.getByRole("button", { name: "Cancel" }).click();
+		await page.getByText("No tools connected").waitFor();
+
+		assert.deepEqual(differences(before, await snapshot(app, tables, NOTHING_IGNORED)), []);
+		assert.deepEqual(await listed(), [], "no connection was made");
 	});
 
 	test("consent shows origin, claimed name and the check code; connecting returns to the tool with a code", async () => {

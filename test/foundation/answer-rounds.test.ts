@@ -42,6 +42,15 @@ test("requests read in one round are all read before any is handled", async () =
 		await app.listen({ host: "127.0.0.1", port: 0 });
 		const { port } = app.server.address() as net.AddressInfo;
 		try {
+			// Both connections accepted by the server (its sockets reading) and the server idle: both
+			// requests are in the kernel before the server's next poll, which reads them in one round.
+			let accepted = 0;
+			const bothAccepted = new Promise<void>((resolve) => {
+				app.server.on("connection", () => {
+					accepted += 1;
+					if (accepted === 2) resolve();
+				});
+			});
 			const sockets = await Promise.all(
 				[1, 2].map(
 					() =>
@@ -50,9 +59,7 @@ test("requests read in one round are all read before any is handled", async () =
 						}),
 				),
 			);
-			// Connected both, the server idle: both requests are in the kernel before the server's
-			// next poll, which reads them in one round.
-			await new Promise((r) => setTimeout(r, 20));
+			await bothAccepted;
 			const answered = sockets.map((s) => new Promise<void>((resolve) => s.once("data", () => resolve())));
 			for (const [i, s] of sockets.entries()) s.write(`GET /${i + 1} HTTP/1.1\r\nHost: x\r\n\r\n`);
 			await Promise.all(answered);

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import crypto from "node:crypto";
+import net from "node:net";
 import { Writable } from "node:stream";
 import { describe, test } from "node:test";
 import { Redis } from "ioredis";
@@ -151,7 +152,23 @@ describe("per-route rate limits", () => {
 	});
 
 	test("with REDIS_URL unreachable a limited route answers 503 service_unavailable, not 500", async (t) => {
-		// Port 9 (discard) on loopback: nothing listens, so every connection is refused at once.
+		// A "Redis" on loopback that resets every connection it accepts: unreachable, and each of the
+		// client's attempts is counted here, so the test can wait for attempts rather than for time.
+		let attempts = 0;
+		let onAttempt = () => {};
+		const resetter = net.createServer((socket) => {
+			attempts += 1;
+			onAttempt();
+			socket.resetAndDestroy();
+		});
+		await new Promise<void>((resolve) => resetter.listen(0, "127.0.0.1", resolve));
+		const { port } = resetter.address() as net.AddressInfo;
+		/** Resolves once the client has made `n` connection attempts in all. */
+		const attempted = (n: number) =>
+			new Promise<void>((resolve) => {
+				onAttempt = () => attempts >= n && resolve();
+				onAttempt();
+			});
 		const lines: string[] = [];
 		const logStream = new Writable({
 			write(chunk, _enc, done) {
@@ -160,17 +177,23 @@ describe("per-route rate limits", () => {
 			},
 		});
 		const h = await makeApp(
-			{ redisUrl: "redis://127.0.0.1:9", logLevel: "info" },
+			{ redisUrl: `redis://127.0.0.1:${port}`, logLevel: "info" },
 			{ extend: limited("/t/no-redis"), logStream },
 		);
-		t.after(() => h.close());
+		t.after(async () => {
+			await h.close();
+			await new Promise((resolve) => resetter.close(resolve));
+		});
 		for (const n of [40, 41]) {
 			const res = await h.app.inject({ method: "GET", url: "/t/no-redis", remoteAddress: `203.0.113.${n}` });
 			assert.equal(res.statusCode, 503);
 			assert.equal(res.json().code, "service_unavailable");
 		}
-		// Said once, however many requests meet the outage (pino writes asynchronously: let it flush).
-		await new Promise((resolve) => setTimeout(resolve, 200));
+		// Said once, however many requests and attempts meet the outage. Each failed attempt is an
+		// `error` from the client before it tries again, and the log is written as it happens: once
+		// two more attempts have come since the second answer, a line for each failure would be here.
+		await attempted(attempts + 2);
+		assert.ok(attempts >= 3, `${attempts} attempts`);
 		const said = lines.filter((l) => l.includes("Redis for rate limits unreachable"));
 		assert.equal(said.length, 1, lines.join(""));
 		assert.equal(lines.filter((l) => l.includes("rate-limit count failed")).length, 0);

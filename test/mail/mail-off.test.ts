@@ -10,7 +10,12 @@ import { MessageChannel } from "node:worker_threads";
 
 const loaded: string[] = [];
 const { port1, port2 } = new MessageChannel();
-port1.on("message", (url: string) => loaded.push(url));
+/** settle()'s markers, by the text that names each, waiting to be reported. */
+const markers = new Map<string, () => void>();
+port1.on("message", (url: string) => {
+	loaded.push(url);
+	for (const [mark, seen] of markers) if (url.includes(mark)) seen();
+});
 port1.unref();
 const hook = `
 let port;
@@ -30,8 +35,25 @@ const { makeApp } = await import("../helpers/app.ts");
 const { buildAccount } = await import("../helpers/factories.ts");
 
 const isMail = (url: string) => /\/src\/features\/mail\/|\/node_modules\/nodemailer\//.test(url);
-/** Lets the hook thread's messages arrive. */
-const settle = () => new Promise((resolve) => setTimeout(resolve, 50));
+let marks = 0;
+/**
+ * Waits until every module resolved so far has been reported: imports a module of its own (a
+ * comment, new each time) and waits for the hook to report it. The hook reports each module once
+ * its resolve is done, on one port, in order, and every import before this one has resolved, so
+ * their reports have come by the time this one does.
+ */
+async function settle(): Promise<void> {
+	const mark = `settle-marker-${++marks}`;
+	const seen = new Promise<void>((resolve) => markers.set(mark, resolve));
+	port1.ref(); // an unref'd port alone would let the loop end while its message is on the way
+	try {
+		await import(`data:text/javascript,/*${mark}*/`);
+		await seen;
+	} finally {
+		port1.unref();
+		markers.delete(mark);
+	}
+}
 
 let t: Awaited<ReturnType<typeof makeApp>>;
 before(async () => {

@@ -426,27 +426,36 @@ describe("the code flow with openid-client", () => {
 		const first = await grantOf(
 			await codeFlow(SERVICE_B, { scope: "openid", claims, links: () => ({ town: city.id }) }),
 		);
-		// The person gives the share an expiry (a past one is refused), and it passes.
-		const expiresAt = new Date(Date.now() + 1000).toISOString();
+		// The person gives the share an expiry (a past one is refused), and it passes: the app's
+		// clock is moved past it, not waited for (docs/testing.md "Time in tests").
+		const real = t.app.clock.now;
+		const exp = real() + 1000;
 		const patched = await t.app.inject({
 			method: "PATCH",
 			url: `${LINKS}/${first.id}`,
 			headers: owner.headers,
-			payload: { expiresAt },
+			payload: { expiresAt: new Date(exp).toISOString() },
 		});
 		assert.equal(patched.statusCode, 200, patched.body);
-		await new Promise((resolve) => setTimeout(resolve, Date.parse(expiresAt) - Date.now() + 50));
-		assert.equal((await resolveGrant(first)).json().items[0].status, "expired");
+		try {
+			t.app.clock.now = () => exp - 1;
+			assert.equal((await resolveGrant(first)).json().items[0].status, "active", "at exp-1");
+			// From here on the app's time runs on, a second ahead: every later moment is past exp.
+			t.app.clock.now = () => real() + 1001;
+			assert.equal((await resolveGrant(first)).json().items[0].status, "expired");
 
-		const second = await grantOf(
-			await codeFlow(SERVICE_B, { scope: "openid", claims, links: () => ({ town: city.id }) }),
-		);
-		assert.notEqual(second.id, first.id);
-		const read = (await resolveGrant(second)).json().items[0];
-		assert.equal(read.status, "active");
-		assert.equal(read.values[0].value, "Bonn");
-		const old = await t.app.inject({ method: "GET", url: `${LINKS}/${first.id}`, headers: owner.headers });
-		assert.equal(old.json().status, "expired", "the expired share stays as it was");
+			const second = await grantOf(
+				await codeFlow(SERVICE_B, { scope: "openid", claims, links: () => ({ town: city.id }) }),
+			);
+			assert.notEqual(second.id, first.id);
+			const read = (await resolveGrant(second)).json().items[0];
+			assert.equal(read.status, "active");
+			assert.equal(read.values[0].value, "Bonn");
+			const old = await t.app.inject({ method: "GET", url: `${LINKS}/${first.id}`, headers: owner.headers });
+			assert.equal(old.json().status, "expired", "the expired share stays as it was");
+		} finally {
+			t.app.clock.now = real;
+		}
 	});
 });
 
