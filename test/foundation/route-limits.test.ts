@@ -52,9 +52,9 @@ type Name = Exclude<keyof typeof LIMITS, "password">;
  * Every other route carries none.
  */
 const ROUTES: Record<string, Name> = {
-	// discovery. Not `GET /api/server`: docs/api.md's table lists it there, but the spec gives it no
-	// 429 and src/features/server/routes.ts leaves it unlimited on purpose (the answer is kept for its
-	// second, so a request costs no signature): that row of the docs' table is stale.
+	// discovery. Not `GET /api/server`: the spec gives it no 429, and src/features/server/routes.ts
+	// leaves it unlimited on purpose (the answer is kept for its second, so a request costs no
+	// signature).
 	"GET /api/identities/:fingerprint/status": "discovery",
 	"GET /.well-known/openid-configuration": "discovery",
 	"GET /oidc/jwks": "discovery",
@@ -96,9 +96,8 @@ const ROUTES: Record<string, Name> = {
 	"GET /api/challenges/:scope/:slug": "challenge",
 	"GET /api/credentials/offer/challenge": "challenge",
 
-	// passkey: the ceremonies and tickets. Also, counted as ceremonies though docs/api.md names no
-	// limit for them: the account deletion's passkey ceremony, invitation preview and accept, and the
-	// e-mail confirmation link (mail on).
+	// passkey: the ceremonies and tickets, the account deletion's passkey ceremony, invitation
+	// preview and accept, and the e-mail confirmation link (mail on).
 	"POST /api/passkeys/login/begin": "passkey",
 	"POST /api/passkeys/login/finish": "passkey",
 	"POST /api/passkeys/register/begin": "passkey",
@@ -118,7 +117,7 @@ const ROUTES: Record<string, Name> = {
 	"POST /api/connect/token": "connectToken",
 
 	// download: share file and archive downloads (public and the owner's), the owner's file route,
-	// an answered file's address. The owner's preview is counted as a download too (docs silent).
+	// an answered file's address, and the owner's preview.
 	"GET /api/files/:recordId": "download",
 	"GET /api/public/links/:slug/files/:recordId": "download",
 	"GET /api/public/links/:slug/archive": "download",
