@@ -40,6 +40,9 @@ const allowSkips = process.env.ALLOW_SKIPS === "1";
 // timers), so twice the cores keeps them busy (docs/testing.md, "Where the time goes").
 // TEST_CONCURRENCY overrides it.
 const concurrency = Number(process.env.TEST_CONCURRENCY) || Math.max(2, os.availableParallelism() * 2);
+// Browser files run in at most half the slots at a time: four Chromiums on two cores once took one
+// file past its ten minutes. The next job is the slowest that may start.
+const browserSlots = Math.max(1, Math.floor(concurrency / 2));
 /** The runner's limit on one test, and Node 20's on a file as a whole. */
 const TIMEOUT_MS = 600_000;
 const TIMINGS = "test/timings.json";
@@ -56,6 +59,8 @@ function findTests(dir) {
 }
 
 const ONCE = /^\/\/ Runs once, not per database: (.*)$/m;
+/** A file that drives Chromium (directly or through a shared suite). */
+const BROWSER = /helpers\/browser\.ts|playwright-core|accessibility-suite\.ts|responders-helpers\.ts/;
 /** Why a file runs in one pass only, or undefined when it runs in every pass. */
 function runsOnce(file) {
 	const m = ONCE.exec(fs.readFileSync(file, "utf8"));
@@ -106,7 +111,12 @@ for (const file of files) {
 	const why = runsOnce(file);
 	if (why) once.push({ file, why });
 	for (const run of why ? runs.slice(0, 1) : runs) {
-		jobs.push({ file, run, expected: timings[file]?.[run.name] ?? typical[run.name] });
+		jobs.push({
+			file,
+			run,
+			expected: timings[file]?.[run.name] ?? typical[run.name],
+			browser: BROWSER.test(fs.readFileSync(file, "utf8")),
+		});
 	}
 }
 jobs.sort((a, b) => b.expected - a.expected);
@@ -189,7 +199,7 @@ let failed = false;
 
 console.log(
 	`# ---- ${files.length} files on ${runs.map((r) => r.name).join(" and ")}: ${jobs.length} jobs, ` +
-		`${concurrency} at a time, slowest first ----`,
+		`${concurrency} at a time (${browserSlots} with a browser), slowest first ----`,
 );
 if (once.length > 0 && runs.length > 1)
 	console.log(`# ${once.length} files run once, on ${runs[0].name} (their headers say why)`);
@@ -267,14 +277,35 @@ function runJob(job, index) {
 	});
 }
 
-let next = 0;
-async function worker() {
-	while (next < jobs.length) {
-		const index = next++;
-		await runJob(jobs[index], index);
-	}
-}
-await Promise.all(Array.from({ length: Math.min(concurrency, jobs.length) }, worker));
+let running = 0;
+let browsers = 0;
+await new Promise((allDone) => {
+	const schedule = () => {
+		while (running < concurrency) {
+			const at = jobs.findIndex((j) => !j.started && (!j.browser || browsers < browserSlots));
+			if (at < 0) break;
+			const job = jobs[at];
+			job.started = true;
+			running++;
+			if (job.browser) browsers++;
+			const finish = () => {
+				running--;
+				if (job.browser) browsers--;
+				if (done.length === jobs.length) allDone();
+				else schedule();
+			};
+			runJob(job, at).then(finish, (error) => {
+				// The runner's own fault (a TAP file it could not read): the job counts as failed.
+				failed = true;
+				failures.push({ run: job.run.name, file: job.file, what: "the runner", detail: [String(error)] });
+				done.push({ ...job, wall: 0, counts: {}, ok: false });
+				finish();
+			});
+		}
+	};
+	if (jobs.length === 0) allDone();
+	else schedule();
+});
 const elapsed = (Date.now() - started) / 1000;
 
 // Each file's CPU time (scripts/test-usage.mjs), by job.

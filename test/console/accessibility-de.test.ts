@@ -1,0 +1,6 @@
+// axe-core on every console screen and the front page in the light colour scheme, in German at 1280
+// and 390 px (accessibility-suite.ts); English and the keyboard walk: accessibility.test.ts.
+// Runs once, not per database: the console's look (axe-core); the API under it runs on both in the API's own files.
+import { accessibilitySuite } from "./accessibility-suite.ts";
+
+accessibilitySuite(["light"], "screens", undefined, ["de"]);
