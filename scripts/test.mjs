@@ -60,7 +60,16 @@ function findTests(dir) {
 
 const ONCE = /^\/\/ Runs once, not per database: (.*)$/m;
 /** A file that drives Chromium (directly or through a shared suite). */
-const BROWSER = /helpers\/browser\.ts|playwright-core|accessibility-suite\.ts|responders-helpers\.ts/;
+const BROWSER = /helpers\/browser\.ts|playwright-core/;
+/** Whether `file`, or a module it imports from its own folder (a shared suite), drives Chromium. */
+function drivesBrowser(file) {
+	const text = fs.readFileSync(file, "utf8");
+	if (BROWSER.test(text)) return true;
+	return [...text.matchAll(/from "\.\/([^"]+\.ts)"/g)].some((m) => {
+		const local = path.join(path.dirname(file), m[1]);
+		return fs.existsSync(local) && BROWSER.test(fs.readFileSync(local, "utf8"));
+	});
+}
 /** Why a file runs in one pass only, or undefined when it runs in every pass. */
 function runsOnce(file) {
 	const m = ONCE.exec(fs.readFileSync(file, "utf8"));
@@ -115,7 +124,7 @@ for (const file of files) {
 			file,
 			run,
 			expected: timings[file]?.[run.name] ?? typical[run.name],
-			browser: BROWSER.test(fs.readFileSync(file, "utf8")),
+			browser: drivesBrowser(file),
 		});
 	}
 }
