@@ -1,6 +1,6 @@
 // With SMTP_URL unset, mail is off and nothing changes (issue 41): no module of src/features/mail
 // nor nodemailer is ever loaded (a resolve hook registered before the app's first import records
-// every module the process loads; the same hook sees the mail modules once an app with mail is
+// every module the process loads, from src/ or compiled in dist/src/; the same hook sees the mail modules once an app with mail is
 // built, so the check can fail); the mail switches cannot be turned on (403 `mail_disabled`), an
 // invitation cannot ask for a mail, and the mail routes do not exist.
 import assert from "node:assert/strict";
@@ -106,13 +106,13 @@ test("mail off: the switches stay off, an invitation cannot ask for mail, the ma
 test("mail off: no mail module and no nodemailer is loaded; with mail on they are", async () => {
 	await settle();
 	assert.ok(
-		loaded.some((u) => u.endsWith("/src/features/invitations/collection.ts")),
+		loaded.some((u) => /\/src\/features\/invitations\/collection\.[jt]s$/.test(u)),
 		"the hook saw the app's modules",
 	);
 	assert.deepEqual(loaded.filter(isMail), []);
 	const withMail = await makeApp({ smtpUrl: "smtp://u:p@127.0.0.1:1", mailFrom: "svc@localhost" });
 	await withMail.close();
 	await settle();
-	assert.ok(loaded.some((u) => u.endsWith("/src/features/mail/service.ts")));
+	assert.ok(loaded.some((u) => /\/src\/features\/mail\/service\.[jt]s$/.test(u)));
 	assert.ok(loaded.some((u) => u.includes("/node_modules/nodemailer/")));
 });
