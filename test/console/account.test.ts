@@ -2,6 +2,7 @@
 // workspace (the refusal names it and leads to its members), then, with that one handed over,
 // confirmed with the passkey: the console leaves for the front page, the session is refused and the
 // passkey no longer signs in. axe-core in English and German at desktop and phone width.
+// Runs once, not per database: a console journey in Chromium; it reaches the database only through the API, whose own files run on both.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { Browser, Page } from "playwright-core";

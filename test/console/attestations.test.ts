@@ -2,6 +2,7 @@
 // claim), is shown the offer link once, and the offer it names is the one the server keeps; a
 // malformed claim name is refused on the form and nothing is issued; revoking asks first and shows
 // the new status. axe-core on the list and the form, in English and German, desktop and phone.
+// Runs once, not per database: a console journey in Chromium; it reaches the database only through the API, whose own files run on both.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { Browser, Page } from "playwright-core";

@@ -3,6 +3,7 @@
 // the browser returns to the tool (on its own loopback origin), which redeems the code. The list
 // then shows name, origin, permissions, expiry and state, and revoking ends the tool's token.
 // axe-core on the list, the link dialog and the consent, in English and German, desktop and phone.
+// Runs once, not per database: a console journey in Chromium; it reaches the database only through the API, whose own files run on both.
 import assert from "node:assert/strict";
 import crypto from "node:crypto";
 import { after, before, describe, test } from "node:test";

@@ -7,6 +7,7 @@
 // declined request sends nothing; malformed links are refused naming the part; the revoked
 // credential then presents as `revoked`. The page runs under the console's own CSP (axe is served
 // from the console's origin, not injected inline). axe-clean in English and German, 1280 and 390 px.
+// Runs once, not per database: a console journey in Chromium; it reaches the database only through the API, whose own files run on both.
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import http from "node:http";

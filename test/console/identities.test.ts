@@ -4,6 +4,7 @@
 // challenge with the stored key and that proves a handshake on a share; revoking in the UI makes its
 // published standing `revoked` and removes the key from IndexedDB. axe-core on the list, the create
 // dialog, an identity's page and the revoke dialog, in English and German, desktop and phone.
+// Runs once, not per database: a console journey in Chromium; it reaches the database only through the API, whose own files run on both.
 import assert from "node:assert/strict";
 import crypto from "node:crypto";
 import { after, before, describe, test } from "node:test";

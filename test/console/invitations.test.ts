@@ -3,6 +3,7 @@
 // person with a passkey signs in on the page and then joins; a member already is told so; an unknown,
 // withdrawn or accepted link and a link without its token each say why in words. axe-core in English
 // and German at desktop and phone width, signed out, signed in and refused.
+// Runs once, not per database: a console journey in Chromium; it reaches the database only through the API, whose own files run on both.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { Browser, Page } from "playwright-core";

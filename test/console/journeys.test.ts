@@ -2,6 +2,7 @@
 // link signs a new owner up and lands them in the console, sign out and in, a passkey added from a
 // second device and removed again, an API key whose token is shown exactly once, a notification
 // marked read, and the language switched. No console error (a CSP violation would be one).
+// Runs once, not per database: a console journey in Chromium; it reaches the database only through the API, whose own files run on both.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { Browser, Page } from "playwright-core";

@@ -2,6 +2,7 @@
 // (`svc.lang`), a browser whose language is German (navigator.languages and Accept-Language) gets
 // the console in German, signed out and signed in, and the front page too; an English browser gets
 // English. Choosing a language is journeys.test.ts.
+// Runs once, not per database: a console journey in Chromium; it reaches the database only through the API, whose own files run on both.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { Browser } from "playwright-core";

@@ -3,6 +3,7 @@
 // to; the account's "also by e-mail" switches and mail language; the invite dialog's "Send it by
 // e-mail"; a request's "Send by e-mail". Each really sends (the message arrives); axe-core clean in
 // English and German at 1280 and 390 px; screenshots with SCREENSHOTS=1.
+// Runs once, not per database: a console journey in Chromium; it reaches the database only through the API, whose own files run on both.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { Browser, Page } from "playwright-core";

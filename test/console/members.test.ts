@@ -1,6 +1,7 @@
 // Members in the console: the owner of a shared workspace sees its members with their roles,
 // invites someone (the one-time link is shown once), changes a role and withdraws an invitation.
 // axe-core on the screen in English and German, desktop and phone.
+// Runs once, not per database: a console journey in Chromium; it reaches the database only through the API, whose own files run on both.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { Browser, Page } from "playwright-core";

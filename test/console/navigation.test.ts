@@ -5,6 +5,7 @@
 // on it and after a move, and carries the unread count. "Notifications" is linked once. At 1280 px
 // the header stays one row with a long workspace name and a long address. axe-core with the menu
 // closed and open, in English and German, at 1280 and 390 px.
+// Runs once, not per database: a console journey in Chromium; it reaches the database only through the API, whose own files run on both.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { Browser, Page } from "playwright-core";

@@ -3,6 +3,7 @@
 // it is about; the way from the notifications screen to the account's settings, where a kind is
 // turned off (saved at once, announced, kept across a reload) and then raises nothing. axe-core
 // in English and German at 1280 and 390 px on both screens, with notices on them.
+// Runs once, not per database: a console journey in Chromium; it reaches the database only through the API, whose own files run on both.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { Browser, Page } from "playwright-core";

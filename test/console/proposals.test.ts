@@ -5,6 +5,7 @@
 // and reads its share's status. Also: a declined proposal, a key the vault lacks, a malformed link
 // naming the parameter at fault, a connection without allowHandOver, and the owner's permission
 // change on the Connections screen. axe-core in English and German at desktop and phone width.
+// Runs once, not per database: a console journey in Chromium; it reaches the database only through the API, whose own files run on both.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { Browser, Page } from "playwright-core";

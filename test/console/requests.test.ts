@@ -4,6 +4,7 @@
 // typing, and A reads B's answer with its current values; B changes a vault entry and A sees the
 // new value (a living grant); B revokes and A sees it. axe-core on the list, the form, the detail
 // and the answer form, in English and German, at desktop and phone width.
+// Runs once, not per database: a console journey in Chromium; it reaches the database only through the API, whose own files run on both.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { Browser, Page } from "playwright-core";

@@ -6,6 +6,7 @@
 // `full_name` entry by its key, keeps the answer in its vault and relays it; the requester sees it
 // and downloads the answers as CSV (English, 1280 px). axe-core on each new screen in English and
 // German at 1280 and 390 px, with screenshots.
+// Runs once, not per database: a console journey in Chromium; it reaches the database only through the API, whose own files run on both.
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import { after, before, describe, test } from "node:test";

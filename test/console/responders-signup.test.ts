@@ -2,6 +2,7 @@
 // in Chromium with a virtual authenticator: a passkey sign-up the request allows, then the answer
 // (German, 390 px); the requester opens an answered file through the answer's share (39.3). axe-core
 // in English and German at 1280 and 390 px, with screenshots.
+// Runs once, not per database: a console journey in Chromium; it reaches the database only through the API, whose own files run on both.
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import { after, before, describe, test } from "node:test";

@@ -3,6 +3,7 @@
 // offered no owner; the members screen lists every role's. The invitation sent carries the chosen
 // role. English and German, at 1280 and 390 px, axe-clean with the dialog open.
 // With SCREENSHOTS=1 it writes docs/screenshots/console-members-invite-<desktop|phone>.png.
+// Runs once, not per database: a console journey in Chromium; it reaches the database only through the API, whose own files run on both.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { Browser, Page } from "playwright-core";

@@ -6,6 +6,7 @@
 // address, the same settings, no views); and sees what visitors see without taking a view or
 // logging a read. axe-core on the edit form, the copy form and the visitor's view, in English and
 // German, at 1280 and 390 px, with screenshots.
+// Runs once, not per database: a console journey in Chromium; it reaches the database only through the API, whose own files run on both.
 import assert from "node:assert/strict";
 import crypto from "node:crypto";
 import { after, before, describe, test } from "node:test";

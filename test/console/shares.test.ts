@@ -4,6 +4,7 @@
 // shows 1 of 2 views and one API read; pause (the public resolve refused `link_paused`), resume,
 // revoke after a confirm. A keyboard-only walk makes a share. axe-core on the list, the form, the
 // detail with its read log and the revoke dialog, in English and German, at desktop and phone width.
+// Runs once, not per database: a console journey in Chromium; it reaches the database only through the API, whose own files run on both.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { Browser, Page } from "playwright-core";

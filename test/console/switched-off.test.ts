@@ -4,6 +4,7 @@
 // passkey's Remove is disabled with the reason beside it, and a second passkey makes both
 // removable; no raw error code (`passkey_last`, `attestations_disabled`) is shown anywhere.
 // axe-core on both screens in English and German, at 1280 and 390 px, with screenshots.
+// Runs once, not per database: a console journey in Chromium; it reaches the database only through the API, whose own files run on both.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { Browser, Page } from "playwright-core";

@@ -1,6 +1,7 @@
 // A new tab of the same browser picks up the signed-in session from an open tab (a BroadcastChannel
 // hand-off), the token never reaches localStorage, another browser profile does not get it, and a
 // sign-out in one tab ends the session in every tab that holds it.
+// Runs once, not per database: a console journey in Chromium; it reaches the database only through the API, whose own files run on both.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { Browser, BrowserContext, Page } from "playwright-core";

@@ -2,6 +2,7 @@
 // the labels, types and required chosen), sees it listed, edits it (renames, moves a field up,
 // removes one), is told in words when two fields share a key, and deletes it; each step is checked
 // through the API. Then axe-core on the list and the editor (en and de, desktop and phone).
+// Runs once, not per database: a console journey in Chromium; it reaches the database only through the API, whose own files run on both.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { Browser, Page } from "playwright-core";

@@ -4,6 +4,7 @@
 // checked through the API), and in German a CSV's bad line is named "Zeile 3". Then axe-core on
 // the screen, empty and with a preview, in English and German at 1280 and 390 px (screenshots with
 // SCREENSHOTS=1).
+// Runs once, not per database: a console journey in Chromium; it reaches the database only through the API, whose own files run on both.
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import fs from "node:fs";

@@ -4,6 +4,7 @@
 // the focus back to the button that opened them; files are listed by type in words with a proper
 // plural ("Text file, 54 bytes", "PDF document", "Textdatei, 54 Byte"). axe-core on the vault with
 // files and on the named entry dialog, in English and German, at 1280 and 390 px.
+// Runs once, not per database: a console journey in Chromium; it reaches the database only through the API, whose own files run on both.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { Browser, Page } from "playwright-core";

@@ -4,6 +4,7 @@
 // replaces it, deletes what others alias (refused) and what they do not, and searches. Each step is
 // checked through the API too. Then axe-core on the list and the dialogs (en and de, desktop and
 // phone) and an entry created with the keyboard alone.
+// Runs once, not per database: a console journey in Chromium; it reaches the database only through the API, whose own files run on both.
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import { after, before, describe, test } from "node:test";

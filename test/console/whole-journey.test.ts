@@ -4,6 +4,7 @@
 // second browser context reads it through the API; the owner sees the view count and the read log
 // move, pauses and revokes it; a request made on the requests screen is answered by a second
 // account in its own browser, and the owner sees the answer; an API key's token is shown once.
+// Runs once, not per database: a console journey in Chromium; it reaches the database only through the API, whose own files run on both.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { Browser, Page } from "playwright-core";

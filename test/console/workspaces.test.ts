@@ -2,6 +2,7 @@
 // header's switcher follows and every call names it), and deletes it after typing its name (the
 // personal workspace cannot be deleted, and becomes active again). axe-core on the list, the create
 // dialog and the delete dialog, in English and German, desktop and phone.
+// Runs once, not per database: a console journey in Chromium; it reaches the database only through the API, whose own files run on both.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { Browser, Page } from "playwright-core";
