@@ -191,6 +191,10 @@ if (!fromSource) {
 		"tsconfig.test.json",
 	]);
 	build("built the console into dist/web/console", ["scripts/build-web.mjs"]);
+	// Tests import the examples' plain JavaScript (examples/present-service) by a path relative to
+	// themselves, which from dist/test/ is dist/examples.
+	fs.rmSync("dist/examples", { recursive: true, force: true });
+	fs.symlinkSync("../examples", "dist/examples");
 	// dist/src and dist/cli are what `tsc -p tsconfig.build.json` writes: the CLI tests need not
 	// compile them again (test/helpers/build.ts).
 	fs.writeFileSync("dist/.built", new Date().toISOString());
