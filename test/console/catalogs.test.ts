@@ -1,19 +1,25 @@
 // Every string in catalogs: German names every key English does (and no other), and every error
 // code of docs/api.md has a sentence in both. The catalogs are read through a computed path so the
-// server's type check (no DOM library) does not follow into the console's sources.
+// server's type check (no DOM library) does not follow into the console's sources, and through
+// tsx's `tsImport`: the suite runs compiled (scripts/test.mjs), and the console's sources are
+// TypeScript that only the console's bundle compiles.
 // Runs once, not per database: the console's catalogs as files, with no app or database.
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
 import { pathToFileURL } from "node:url";
+import { tsImport } from "tsx/esm/api";
 import { REPO_ROOT } from "../helpers/root.ts";
 
 const ROOT = REPO_ROOT;
 type Catalogs = { en: Record<string, unknown>; de: Record<string, unknown> };
 
 async function load(file: string): Promise<Record<string, unknown>> {
-	return (await import(pathToFileURL(path.join(ROOT, file)).href)) as Record<string, unknown>;
+	return (await tsImport(pathToFileURL(path.join(ROOT, file)).href, import.meta.url)) as Record<
+		string,
+		unknown
+	>;
 }
 
 function catalogFiles(): string[] {
