@@ -13,6 +13,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { Browser, Page } from "playwright-core";
 import {
+	AxeTab,
 	addAuthenticator,
 	apiCall,
 	axeCheck,
@@ -154,18 +155,30 @@ export function accessibilitySuite(
 					const width = viewport === PHONE ? "phone" : "desktop";
 					test(`axe finds no WCAG 2.2 AA violation (${lang}, ${width}, ${scheme})`, async () => {
 						const found: string[] = [];
-						for (const s of screens) {
-							const violations = await axeCheck(browser, `${server.origin}${s.path}`, {
-								lang,
-								viewport,
-								scheme,
-								...(s.signedIn ? { token } : {}),
-								...(s.prepare ? { prepare: s.prepare } : {}),
-								// Screenshots in English only: one picture per screen, width and scheme.
-								...(lang === "en" ? { screenshot: s.name } : {}),
-							});
-							if (violations.length > 0)
-								found.push(`${s.path} [${s.name}]:\n${describeViolations(violations)}`);
+						// One tab signed in and one not, each moving through its screens.
+						const tabs = new Map<boolean, AxeTab>();
+						try {
+							for (const s of screens) {
+								let tab = tabs.get(s.signedIn);
+								if (!tab) {
+									tab = await AxeTab.open(browser, {
+										lang,
+										viewport,
+										scheme,
+										...(s.signedIn ? { token } : {}),
+									});
+									tabs.set(s.signedIn, tab);
+								}
+								const violations = await tab.check(`${server.origin}${s.path}`, {
+									...(s.prepare ? { prepare: s.prepare } : {}),
+									// Screenshots in English only: one picture per screen, width and scheme.
+									...(lang === "en" ? { screenshot: s.name } : {}),
+								});
+								if (violations.length > 0)
+									found.push(`${s.path} [${s.name}]:\n${describeViolations(violations)}`);
+							}
+						} finally {
+							for (const tab of tabs.values()) await tab.close();
 						}
 						assert.deepEqual(found, [], found.join("\n\n"));
 					});

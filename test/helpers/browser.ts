@@ -275,48 +275,125 @@ export interface AxeViolation {
 	nodes: { target: string[]; failureSummary?: string }[];
 }
 
+/** Runs axe-core's WCAG 2.2 AA rules on the page as it is (axe injected already). */
+function runAxe(page: Page): Promise<AxeViolation[]> {
+	// Only violations are reported: axe skips building the passes' and the incompletes' node lists.
+	const options = { runOnly: { type: "tag", values: AXE_TAGS }, resultTypes: ["violations"] };
+	return page.evaluate<AxeViolation[]>(
+		`axe.run(document, ${JSON.stringify(options)}).then((r) => r.violations)`,
+	);
+}
+
+interface AxeOptions {
+	token?: string;
+	lang?: "en" | "de";
+	viewport?: ViewportSize;
+	/** The reader's `prefers-color-scheme`; light when absent. */
+	scheme?: Scheme;
+}
+
+interface AxeScreen {
+	/** Brings the page to the state to check (a dialog open). */
+	prepare?: (page: Page) => Promise<void>;
+	/** Writes docs/screenshots/console-<name>[-dark]-<desktop|phone>.png when SCREENSHOTS=1. */
+	screenshot?: string;
+}
+
+/** A context that bypasses the CSP (axe is injected as an inline script, which the pages rightly refuse). */
+async function axeContext(browser: Browser, options: AxeOptions): Promise<BrowserContext> {
+	const context = await browser.newContext({
+		bypassCSP: true,
+		locale: options.lang === "de" ? "de-DE" : "en-US",
+		viewport: options.viewport ?? DESKTOP,
+		colorScheme: options.scheme ?? "light",
+	});
+	const init = [
+		options.token ? `sessionStorage.setItem("svc.session", ${JSON.stringify(options.token)});` : "",
+		options.lang ? `localStorage.setItem("svc.lang", ${JSON.stringify(options.lang)});` : "",
+	];
+	await context.addInitScript({ content: init.join("\n") });
+	return context;
+}
+
+async function checkLoaded(page: Page, url: string, screen: AxeScreen): Promise<AxeViolation[]> {
+	if (new URL(url).pathname.startsWith("/app")) await screenReady(page);
+	if (screen.prepare) await screen.prepare(page);
+	if (screen.screenshot) await screenshot(page, screen.screenshot);
+	if (!(await page.evaluate<boolean>('typeof axe === "object"')))
+		await page.addScriptTag({ content: axeSource });
+	return runAxe(page);
+}
+
 /**
- * axe-core's WCAG 2.2 AA rules on a page, in a context of its own that bypasses the CSP (axe is
- * injected as an inline script, which the pages rightly refuse). `token` signs the console in;
+ * axe-core's WCAG 2.2 AA rules on a page, in a context of its own. `token` signs the console in;
  * `prepare` brings the page to the state to check (a dialog open).
  */
 export async function axeCheck(
 	browser: Browser,
 	url: string,
-	options: {
-		token?: string;
-		lang?: "en" | "de";
-		viewport?: ViewportSize;
-		prepare?: (page: Page) => Promise<void>;
-		/** The reader's `prefers-color-scheme`; light when absent. */
-		scheme?: Scheme;
-		/** Writes docs/screenshots/console-<name>[-dark]-<desktop|phone>.png when SCREENSHOTS=1. */
-		screenshot?: string;
-	} = {},
+	options: AxeOptions & AxeScreen = {},
 ): Promise<AxeViolation[]> {
-	const context = await browser.newContext({
-		bypassCSP: true,
-		locale: options.lang === "de" ? "de-DE" : "en-US",
-		viewport: options.viewport ?? { width: 1280, height: 800 },
-		colorScheme: options.scheme ?? "light",
-	});
+	const context = await axeContext(browser, options);
 	try {
-		const init = [
-			options.token ? `sessionStorage.setItem("svc.session", ${JSON.stringify(options.token)});` : "",
-			options.lang ? `localStorage.setItem("svc.lang", ${JSON.stringify(options.lang)});` : "",
-		];
-		await context.addInitScript({ content: init.join("\n") });
 		const page = await context.newPage();
 		await page.goto(url);
-		if (new URL(url).pathname.startsWith("/app")) await screenReady(page);
-		if (options.prepare) await options.prepare(page);
-		if (options.screenshot) await screenshot(page, options.screenshot);
-		await page.addScriptTag({ content: axeSource });
-		return await page.evaluate<AxeViolation[]>(
-			`axe.run(document, { runOnly: { type: "tag", values: ${JSON.stringify(AXE_TAGS)} } }).then((r) => r.violations)`,
-		);
+		return await checkLoaded(page, url, options);
 	} finally {
 		await context.close();
+	}
+}
+
+/**
+ * axe-core on many screens of one reader (language, width, scheme, signed in or not) in one tab,
+ * as a person moves through the console: the first screen is loaded, the next ones are reached
+ * by the console's own router (history and `popstate`, what its links and the back button use),
+ * so the bundle and axe are loaded once. A screen on the path already shown (another dialog of
+ * it), or outside the console, is loaded afresh. A context and a page load cost about two thirds
+ * of a check (measured in docs/testing.md, "Where the time goes").
+ */
+export class AxeTab {
+	private page: Page | undefined;
+
+	private constructor(private readonly context: BrowserContext) {}
+
+	static async open(browser: Browser, options: AxeOptions = {}): Promise<AxeTab> {
+		return new AxeTab(await axeContext(browser, options));
+	}
+
+	async check(url: string, screen: AxeScreen = {}): Promise<AxeViolation[]> {
+		const target = new URL(url);
+		const page = this.page;
+		const here = page ? new URL(page.url()) : undefined;
+		const inConsole = (u: URL) => u.pathname.startsWith("/app");
+		if (
+			page &&
+			here &&
+			here.origin === target.origin &&
+			inConsole(here) &&
+			inConsole(target) &&
+			here.pathname !== target.pathname
+		) {
+			// The heading of the screen shown: the next screen is ready when another one replaces it.
+			const before = await page.evaluate<string | null>(
+				'document.querySelector("main h1")?.textContent ?? null',
+			);
+			await page.evaluate(
+				`history.pushState(null, "", ${JSON.stringify(target.pathname + target.search)}); dispatchEvent(new PopStateEvent("popstate"));`,
+			);
+			await page.waitForFunction(
+				`location.pathname === ${JSON.stringify(target.pathname)} && (document.querySelector("main h1")?.textContent ?? null) !== ${JSON.stringify(before)}`,
+				undefined,
+				{ timeout: 60_000 },
+			);
+			return checkLoaded(page, url, screen);
+		}
+		this.page ??= await this.context.newPage();
+		await this.page.goto(url);
+		return checkLoaded(this.page, url, screen);
+	}
+
+	close(): Promise<void> {
+		return this.context.close();
 	}
 }
 
