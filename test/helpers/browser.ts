@@ -324,23 +324,38 @@ async function checkLoaded(page: Page, url: string, screen: AxeScreen): Promise<
 	return runAxe(page);
 }
 
+/** The tabs `axeCheck` keeps, per browser and reader; the oldest is closed past `AXE_TABS`. */
+const axeTabs = new WeakMap<Browser, Map<string, AxeTab>>();
+const AXE_TABS = 8;
+
 /**
- * axe-core's WCAG 2.2 AA rules on a page, in a context of its own. `token` signs the console in;
- * `prepare` brings the page to the state to check (a dialog open).
+ * axe-core's WCAG 2.2 AA rules on a page loaded afresh. `token` signs the console in; `prepare`
+ * brings the page to the state to check (a dialog open). The page is loaded in a tab kept for
+ * its reader (language, width, scheme, token): a new context and its first load cost this
+ * machine five times what the check does (docs/testing.md, "Where the time goes").
  */
 export async function axeCheck(
 	browser: Browser,
 	url: string,
 	options: AxeOptions & AxeScreen = {},
 ): Promise<AxeViolation[]> {
-	const context = await axeContext(browser, options);
-	try {
-		const page = await context.newPage();
-		await page.goto(url);
-		return await checkLoaded(page, url, options);
-	} finally {
-		await context.close();
+	let tabs = axeTabs.get(browser);
+	if (!tabs) {
+		tabs = new Map();
+		axeTabs.set(browser, tabs);
 	}
+	const key = JSON.stringify([options.lang, options.viewport, options.scheme, options.token]);
+	let tab = tabs.get(key);
+	if (!tab) {
+		if (tabs.size >= AXE_TABS) {
+			const [oldest, gone] = tabs.entries().next().value as [string, AxeTab];
+			tabs.delete(oldest);
+			await gone.close();
+		}
+		tab = await AxeTab.open(browser, options);
+		tabs.set(key, tab);
+	}
+	return tab.check(url, options, { load: true });
 }
 
 /**
@@ -360,12 +375,18 @@ export class AxeTab {
 		return new AxeTab(await axeContext(browser, options));
 	}
 
-	async check(url: string, screen: AxeScreen = {}): Promise<AxeViolation[]> {
+	/** `load`: load the page afresh even where the console's router could reach it. */
+	async check(
+		url: string,
+		screen: AxeScreen = {},
+		options: { load?: boolean } = {},
+	): Promise<AxeViolation[]> {
 		const target = new URL(url);
 		const page = this.page;
 		const here = page ? new URL(page.url()) : undefined;
 		const inConsole = (u: URL) => u.pathname.startsWith("/app");
 		if (
+			!options.load &&
 			page &&
 			here &&
 			here.origin === target.origin &&
@@ -388,6 +409,9 @@ export class AxeTab {
 			return checkLoaded(page, url, screen);
 		}
 		this.page ??= await this.context.newPage();
+		// The same address but for its fragment would be a move within the page, not a load.
+		if (here && here.origin + here.pathname + here.search === target.origin + target.pathname + target.search)
+			await this.page.goto("about:blank");
 		await this.page.goto(url);
 		return checkLoaded(this.page, url, screen);
 	}
