@@ -189,6 +189,36 @@ describe("a request that admits answer-only sign-ups (sign-ups off)", () => {
 		assert.equal(await accountCount(t), before, "no account made");
 	});
 
+	test("a request closed between begin and finish admits no sign-up and takes none of its cap", async () => {
+		const req = await makeRequest(t, requester, { allowAnswerSignup: true });
+		const client = new PasskeyClient(t.app);
+		const begun = await client.registerBegin({
+			email: "closed-meanwhile@example.org",
+			request: req.slug,
+			challenge: pkce().challenge,
+		});
+		const closed = await t.app.inject({
+			method: "PATCH",
+			url: `${REQUESTS}/${req.id}`,
+			headers: requester.headers,
+			payload: { status: "closed" },
+		});
+		assert.equal(closed.statusCode, 200, closed.body);
+		const before = await accountCount(t);
+		const finish = await client.post("/api/passkeys/register/finish", {
+			session: begun.session,
+			credential: client.authenticator.create(begun.options).response,
+		});
+		assertCode(finish, 403, "answer_signup_not_allowed");
+		assert.equal(await accountCount(t), before, "no account made");
+		const record = await t.app.inject({
+			method: "GET",
+			url: `${REQUESTS}/${req.id}`,
+			headers: requester.headers,
+		});
+		assert.equal(record.json().answerSignups, 0);
+	});
+
 	test("at most answerSignupLimit accounts per request (default 20): refused at begin and at finish, nothing written", async () => {
 		const plain = await makeRequest(t, requester, { allowAnswerSignup: true });
 		const record = await t.app.inject({

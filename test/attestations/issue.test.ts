@@ -8,6 +8,8 @@
 // two identities issues to one identity only.
 import assert from "node:assert/strict";
 import crypto from "node:crypto";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import { after, before, describe, test } from "node:test";
 import zlib from "node:zlib";
 import { calculateJwkThumbprint, decodeProtectedHeader, importJWK, type JWK, jwtVerify } from "jose";
@@ -542,6 +544,88 @@ describe("issuing", () => {
 			headers: h.person.headers,
 		});
 		assert.equal(after.json().totalItems, 0);
+	});
+
+	test("the console's relays on this server: the challenge is this server's own (unknown offer 404, no session 401); a service's redirect is passed on only on its own origin", async () => {
+		const h = await holder("Relayed");
+		const made = await offer();
+		const token = String(made.headers["x-attestation-token"]);
+		const relay = (tok: string, headers: Record<string, string> = h.person.headers) =>
+			t.app.inject({
+				method: "GET",
+				url: `/api/credentials/offer/challenge?token=${tok}&identityId=${h.identity.id}`,
+				headers,
+				remoteAddress: nextIp(),
+			});
+		const unknown = await relay("x".repeat(43));
+		assert.deepEqual([unknown.statusCode, unknown.json().code], [404, "not_found"], unknown.body);
+		assert.equal((await relay(token, {})).statusCode, 401);
+		const challenge = await relay(token);
+		assert.equal(challenge.statusCode, 200, challenge.body);
+		const nonce = challenge.json().nonce as string;
+		const kept = await t.app.inject({
+			method: "POST",
+			url: "/api/credentials/claim",
+			headers: h.person.headers,
+			remoteAddress: nextIp(),
+			payload: {
+				token,
+				identityId: h.identity.id,
+				challengeNonce: nonce,
+				challengeSignature: await h.key.sign(nonce),
+			},
+		});
+		assert.equal(kept.statusCode, 200, kept.body);
+		const { id, credential } = kept.json() as { id: string; credential: string };
+
+		// The service that asked (a loopback one: DOMAIN=localhost allows it) names where to go next.
+		let redirect = "";
+		const posted: unknown[] = [];
+		const service = http.createServer((req, res) => {
+			let body = "";
+			req.on("data", (c) => {
+				body += c;
+			});
+			req.on("end", () => {
+				posted.push(JSON.parse(body));
+				res.writeHead(200, { "content-type": "application/json" });
+				res.end(JSON.stringify({ redirect_uri: redirect }));
+			});
+		});
+		await new Promise<void>((resolve) => service.listen(0, "127.0.0.1", resolve));
+		const serviceOrigin = `http://127.0.0.1:${(service.address() as AddressInfo).port}`;
+		try {
+			const present = () =>
+				t.app.inject({
+					method: "POST",
+					url: `/api/credentials/${id}/present`,
+					headers: h.person.headers,
+					remoteAddress: nextIp(),
+					payload: {
+						clientId: serviceOrigin,
+						responseUri: `${serviceOrigin}/presented`,
+						presentation: credential,
+						state: "s-1",
+					},
+				});
+			redirect = "https://evil.example/next";
+			const elsewhere = await present();
+			assert.equal(elsewhere.statusCode, 200, elsewhere.body);
+			assert.deepEqual(
+				elsewhere.json(),
+				{ status: 200, redirectUri: null },
+				"a redirect off the service's origin is dropped",
+			);
+			redirect = `${serviceOrigin}/done?x=1`;
+			const own = await present();
+			assert.deepEqual(own.json(), { status: 200, redirectUri: `${serviceOrigin}/done?x=1` });
+			assert.deepEqual(posted, [
+				{ presentation: credential, state: "s-1" },
+				{ presentation: credential, state: "s-1" },
+			]);
+		} finally {
+			await new Promise<void>((resolve) => service.close(() => resolve()));
+		}
 	});
 
 	test("a burst of 200 claims of one offer by two identities issues to one identity only", async () => {

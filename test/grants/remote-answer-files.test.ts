@@ -244,4 +244,30 @@ describe("a remote answer with a file", () => {
 		const link = (await call(two.req, "GET", `/api/collections/links/records/${id}`)).json();
 		assert.equal(link.viewCount, 0);
 	});
+
+	test("an answer kept here, paused or revoked by its responder, hands no file", async () => {
+		const f = new FormData();
+		f.append("key", "lease");
+		f.append("file", new Blob([new TextEncoder().encode(LEASE)], { type: "text/plain" }), "kept.txt");
+		const up = await fetch(`${two.req.url}/api/collections/records/records`, {
+			method: "POST",
+			headers: { authorization: two.req.headers.authorization ?? "" },
+			body: f,
+		});
+		assert.equal(up.status, 200);
+		const kept = (await up.json()) as { id: string };
+		const answered = await call(two.req, "POST", `/api/public/requests/${request.slug}`, {
+			values: { full_name: "Rita Requester" },
+			entries: { lease: kept.id },
+		});
+		assert.equal(answered.status, 200, answered.body);
+		const id = answered.json().responseId as string;
+		const path = `/api/requests/${request.id}/links/${id}/files/lease`;
+		assert.equal((await call(two.req, "POST", path)).status, 200);
+		for (const status of ["paused", "revoked"] as const) {
+			const set = await call(two.req, "PATCH", `/api/collections/links/records/${id}`, { status });
+			assert.equal(set.status, 200, set.body);
+			expectCode(await call(two.req, "POST", path), 404, `link_${status}`);
+		}
+	});
 });

@@ -345,6 +345,56 @@ describe("rate limits", () => {
 		assert.equal((await sendLink(b, reqB.id, { to })).statusCode, 202);
 		await drain();
 	});
+
+	test("a refusal by the recipient cap that the caller lets pass gives the account's one back", async () => {
+		// A notice mail refused by the recipient cap is logged and skipped in the worker's
+		// transaction, which commits: only the give-back keeps the refusal from counting.
+		const filler = await buildAccount(t.app, { name: "Fay" });
+		const sender = await buildAccount(t.app, { name: "Sam" });
+		const reqF = await makeRequest(filler, "Fill");
+		const req = await makeRequest(sender, "Refused");
+		const verify = await t.app.inject({
+			method: "POST",
+			url: "/api/auth/email/verify",
+			headers: sender.headers,
+			payload: {},
+		});
+		assert.equal(verify.statusCode, 202, verify.body);
+		const [got] = await drain();
+		assert.ok(got);
+		const confirmed = await t.app.inject({
+			method: "POST",
+			url: "/api/auth/email/confirm",
+			payload: { token: linkIn(got, origin).split("#")[1] ?? "" },
+			remoteAddress: nextIp(),
+		});
+		assert.equal(confirmed.statusCode, 200, confirmed.body);
+		const settings = await t.app.inject({
+			method: "PATCH",
+			url: SETTINGS,
+			headers: sender.headers,
+			payload: { mail: { link_revoked: true } },
+		});
+		assert.equal(settings.statusCode, 200, settings.body);
+		// The sender's own address has had 1 (the verify link); 2 more fill its cap of 3.
+		for (let i = 0; i < 2; i++) {
+			assert.equal((await sendLink(filler, reqF.id, { to: sender.email })).statusCode, 202);
+		}
+		await drain();
+		const rec = await createValue(t.app, sender, { key: "given-back", value: "v" });
+		const link = await createLink(t.app, sender, { records: [rec.id], label: "Refused notice" });
+		assert.equal((await patchLink(t.app, sender, link.id, { status: "revoked" })).statusCode, 200);
+		assert.equal((await drain()).length, 0, "the notice mail is refused by the recipient cap");
+		// The account has 1 counted (the verify link): 7 more of its 8 go out, the next is refused.
+		for (let i = 0; i < 7; i++) {
+			const res = await sendLink(sender, req.id, { to: `given-back${i}@example.org` });
+			assert.equal(res.statusCode, 202, `mail ${i + 2} of 8: ${res.body}`);
+		}
+		const capped = await sendLink(sender, req.id, { to: "ninth@example.org" });
+		assertCode(capped, 429, "mail_rate_limited");
+		assert.equal(capped.json().limit, "account");
+		await drain();
+	});
 });
 
 describe("refusals by the SMTP server", () => {

@@ -457,6 +457,22 @@ describe("reading files with a token", () => {
 		assert.equal(res.json().code, "file_download_invalid");
 	});
 
+	test("two minutes as documented, for a file and for the vault export alike", async () => {
+		const TWO_MINUTES = 2 * 60 * 1000;
+		const minted = await t.app.inject({ method: "POST", url: "/api/files/token", headers: a.headers });
+		assert.equal(minted.json().expiresAt, new Date(clock.now() + TWO_MINUTES).toISOString());
+		const tok = minted.json().token as string;
+		const exported = () => t.app.inject({ method: "GET", url: `/api/vault/export?token=${tok}` });
+		clock.advance(TWO_MINUTES - 1);
+		assert.equal((await get(png.id, `?token=${tok}`)).statusCode, 200);
+		assert.equal((await exported()).statusCode, 200);
+		clock.advance(1);
+		assert.equal((await get(png.id, `?token=${tok}`)).statusCode, 401);
+		const late = await exported();
+		assert.equal(late.statusCode, 401, late.body);
+		assert.equal(late.json().code, "file_download_invalid");
+	});
+
 	test("a wrong token, another workspace's file, a value record, an unknown id", async () => {
 		assert.equal((await get(png.id, "?token=wrong")).statusCode, 401);
 		const bobs = await token(b);
