@@ -64,7 +64,7 @@ import { lazyChildLogger } from "./http/lazy-logger.ts";
 import { type Metrics, registerMetrics } from "./http/metrics.ts";
 import { frameworkProblem, registerProblemHandlers } from "./http/problem.ts";
 import { type RateLimits, rateLimits, registerRateLimit } from "./http/rate-limit.ts";
-import { ProblemSchema } from "./http/schemas.ts";
+import { declareCommonErrors, ProblemSchema } from "./http/schemas.ts";
 import { registerSecurityHeaders } from "./http/security-headers.ts";
 import { registerTextGuard } from "./http/text-guard.ts";
 import { serializerFactory, validatorCompiler } from "./http/validation.ts";
@@ -170,6 +170,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
 	refuseEncodedBodies(app);
 	const routeList: FastifyInstance["routeList"] = [];
 	app.decorate("routeList", routeList);
+	app.addHook("onRoute", declareCommonErrors);
 	app.addHook("onRoute", (route) => {
 		const methods = Array.isArray(route.method) ? route.method : [route.method];
 		const hidden = Boolean((route.schema as { hide?: boolean } | undefined)?.hide);

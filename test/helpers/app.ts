@@ -7,6 +7,7 @@ import path from "node:path";
 import pg from "pg";
 import { type App, type AppDeps, buildApp } from "../../src/app.ts";
 import { type Config, loadConfig } from "../../src/config.ts";
+import { checkAnswers, describeMismatches, type Mismatch, processMismatches } from "./contract.ts";
 import { nextRsaKeyPair } from "./keys.ts";
 
 export const PG_URL = process.env.TEST_DATABASE_URL ?? "";
@@ -43,19 +44,66 @@ export function testEnv(overrides: Partial<Config> = {}): TestEnv {
 	};
 }
 
+/**
+ * A test file fails when an answer of an app it built differed from the OpenAPI document
+ * (helpers/contract.ts): as its process exits, the mismatches are written to stderr (which the
+ * runner shows for a failed file) and the exit code is 1. At exit, not in a hook: a failing
+ * `after` hook would skip the file's own cleanup. Only in a test file's process: a server a test
+ * spawns imports this module too. CONTRACT_REPORT=<file> also gathers every file's mismatches in
+ * one place, a JSON line each with the file.
+ */
+function failOnMismatches(file: string): void {
+	process.on("exit", () => {
+		const found = processMismatches.splice(0);
+		if (found.length === 0) return;
+		const report = process.env.CONTRACT_REPORT;
+		const name = path.relative(process.cwd(), file);
+		if (report)
+			fs.appendFileSync(report, found.map((m) => `${JSON.stringify({ ...m, file: name })}\n`).join(""));
+		process.stderr.write(`# answers that differ from the OpenAPI document:\n${describeMismatches(found)}\n`);
+		process.exitCode = 1;
+	});
+}
+if (/\.(test|fixture)\.[jt]s$/.test(process.argv[1] ?? "")) failOnMismatches(process.argv[1] as string);
+
 export interface TestApp {
 	app: App;
 	env: TestEnv;
+	/** The answers so far that differ from the app's OpenAPI document (helpers/contract.ts). */
+	mismatches: Mismatch[];
+	/** Stops the app and drops its database. */
 	close(): Promise<void>;
 }
 
-/** Builds an app on a fresh database; `close()` stops it and drops the database. */
+/**
+ * Builds an app on a fresh database, every answer of which is checked against its OpenAPI
+ * document (a difference fails the file at its end); `close()` stops it and drops the database.
+ */
 export async function makeApp(overrides: Partial<Config> = {}, deps: AppDeps = {}): Promise<TestApp> {
 	const env = testEnv(overrides);
-	const app = await buildApp(env.config, { rsaKeyPair: nextRsaKeyPair, ...deps });
+	let mismatches: Mismatch[] = [];
+	const app = await buildApp(env.config, {
+		rsaKeyPair: nextRsaKeyPair,
+		...deps,
+		extend: async (a) => {
+			// Routes a test adds are its scaffolding, not the API, and go unchecked unless they ask
+			// for the check (`config: { contract: true }`, as test/foundation/contract.test.ts does).
+			const scaffolding = new Set<string>();
+			a.addHook("onRoute", (route) => {
+				if ((route.config as { contract?: boolean } | undefined)?.contract !== true)
+					scaffolding.add(route.url);
+			});
+			// After the test's own extensions: hooks they add run before the check sees the answer.
+			await deps.extend?.(a);
+			mismatches = checkAnswers(a, scaffolding);
+		},
+	});
 	return {
 		app,
 		env,
+		get mismatches() {
+			return mismatches;
+		},
 		async close() {
 			await app.close();
 			await env.dispose();

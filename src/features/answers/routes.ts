@@ -2,7 +2,7 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Type } from "typebox";
 import { type AccountCaller, optionalCaller, requireAccount, requireScope } from "../../http/auth.ts";
-import { errors } from "../../http/schemas.ts";
+import { errors, media } from "../../http/schemas.ts";
 import { contentDisposition } from "../../lib/sniff.ts";
 import { answerFile, createRemoteReader } from "../grants/service.ts";
 import { requestLinks } from "./collected.ts";
@@ -196,7 +196,7 @@ export const answerRoutes: FastifyPluginAsyncTypebox = async (app) => {
 				security: [{ ApiKey: [] }, { Session: [] }],
 				params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 128 }) }),
 				response: {
-					200: Type.String({ description: "text/csv; charset=utf-8" }),
+					200: media("text/csv", "One row per answer, UTF-8 (docs/api.md)"),
 					...errors(401, 403, 404, 429),
 				},
 			},

@@ -8,6 +8,7 @@ import { Compile } from "typebox/compile";
 import type { AccountCaller } from "../../http/auth.ts";
 import { requireSession } from "../../http/auth.ts";
 import { AppError } from "../../http/errors.ts";
+import { errors } from "../../http/schemas.ts";
 import { onOrigin, parseToolOrigin, STATE } from "../../lib/app-link-parts.ts";
 import { createOutboundClient } from "../../lib/outbound.ts";
 import type { PeerOptions } from "../../lib/peer.ts";
@@ -62,7 +63,7 @@ export function relayRoutes(
 					"Session only. Asks the offer's server (`origin` as in `POST /api/credentials/claim`; left out: this server) for `GET /api/attestations/offers/{token}` and answers its view; its refusals are passed on with their codes (404, 410 `attestation_offer_expired`, `attestation_offer_revoked`), 502 `remote_unreachable` when it cannot be asked or answers something else.",
 				security: [{ Session: [] }],
 				querystring: OfferQuery,
-				response: { 200: OfferView },
+				response: { 200: OfferView, ...errors(401, 403, 404, 410, 502) },
 			},
 			config: { rateLimit: app.limits.probe },
 		},
@@ -97,7 +98,7 @@ export function relayRoutes(
 					...OfferQuery.properties,
 					identityId: Type.String({ minLength: 1, maxLength: 64 }),
 				}),
-				response: { 200: Type.Object({ nonce: Type.String() }) },
+				response: { 200: Type.Object({ nonce: Type.String() }), ...errors(401, 403, 404, 410, 502) },
 			},
 			config: { rateLimit: app.limits.challenge },
 		},
@@ -153,6 +154,7 @@ export function relayRoutes(
 							description: "The service's `redirect_uri`, when it named one on its own origin",
 						}),
 					}),
+					...errors(401, 404, 502),
 				},
 			},
 			config: { rateLimit: app.limits.gate },

@@ -7,6 +7,7 @@ import { publicOrigin } from "../../config.ts";
 import type { AccountCaller } from "../../http/auth.ts";
 import { requireSession } from "../../http/auth.ts";
 import { AppError } from "../../http/errors.ts";
+import { errors, media } from "../../http/schemas.ts";
 import { sha256Hex } from "../../lib/crypto.ts";
 import type { PeerOptions } from "../../lib/peer.ts";
 import { standingOf } from "../identity/service.ts";
@@ -109,7 +110,7 @@ export const attestationRoutes: FastifyPluginAsyncTypebox = async (app) => {
 			schema: {
 				tags: ["attestations"],
 				summary: "The status list (`application/statuslist+jwt`): set bit = revoked; keep it `ttl` seconds",
-				response: { 200: Type.String({ description: "application/statuslist+jwt" }) },
+				response: { 200: media("application/statuslist+jwt", "The signed status list") },
 			},
 			config: { rateLimit: app.limits.discovery },
 		},
@@ -210,7 +211,7 @@ export const attestationRoutes: FastifyPluginAsyncTypebox = async (app) => {
 				tags: ["attestations"],
 				summary: "The offer as its subject sees it",
 				params: TokenParams,
-				response: { 200: OfferView },
+				response: { 200: OfferView, ...errors(404, 410) },
 			},
 			config: { rateLimit: app.limits.probe },
 		},
@@ -247,7 +248,10 @@ export const attestationRoutes: FastifyPluginAsyncTypebox = async (app) => {
 				summary: "Accepts the offer with a proven identity; answers the SD-JWT VC bound to its key",
 				params: TokenParams,
 				body: ClaimBody,
-				response: { 200: Type.Object({ credential: Type.String(), issuer: Type.String() }) },
+				response: {
+					200: Type.Object({ credential: Type.String(), issuer: Type.String() }),
+					...errors(401, 403, 404, 410, 502),
+				},
 			},
 			config: { rateLimit: app.limits.gate },
 		},
@@ -284,7 +288,7 @@ export const attestationRoutes: FastifyPluginAsyncTypebox = async (app) => {
 					},
 					{ additionalProperties: false },
 				),
-				response: { 200: Credential },
+				response: { 200: Credential, ...errors(401, 403, 404, 410, 502) },
 			},
 			config: { rateLimit: app.limits.gate },
 		},
@@ -307,7 +311,7 @@ export const attestationRoutes: FastifyPluginAsyncTypebox = async (app) => {
 					"The verdict on a kept credential now (as verify answers it; keyBound always false, so never `verified`)",
 				security: [{ Session: [] }],
 				params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) }),
-				response: { 200: Verdict },
+				response: { 200: Verdict, ...errors(401, 404) },
 			},
 			config: { rateLimit: app.limits.verify },
 		},

@@ -7,6 +7,7 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
 import { AppError } from "../../http/errors.ts";
 import { pickLanguage } from "../../http/language.ts";
+import { media } from "../../http/schemas.ts";
 import { PAGE_CSP } from "../../http/security-headers.ts";
 import { escapeHtml } from "../../lib/html.ts";
 import { webDir } from "../../lib/web-dir.ts";
@@ -69,7 +70,7 @@ export const consoleRoutes: FastifyPluginAsyncTypebox = async (app) => {
 				tags: ["console"],
 				summary: "The front page: what this server is, its fingerprint, sign-in and the API documents",
 				querystring: LangQuery,
-				response: { 200: Type.String({ description: "text/html" }) },
+				response: { 200: media("text/html", "The front page") },
 			},
 		},
 		async (request, reply) => {
@@ -112,7 +113,7 @@ export const consoleRoutes: FastifyPluginAsyncTypebox = async (app) => {
 				schema: {
 					tags: ["console"],
 					summary: "The server's icon (an SVG image, under both names)",
-					response: { 200: Type.String({ description: "image/svg+xml" }) },
+					response: { 200: media("image/svg+xml", "The icon") },
 				},
 			},
 			icon,
@@ -125,7 +126,7 @@ export const consoleRoutes: FastifyPluginAsyncTypebox = async (app) => {
 			schema: {
 				tags: ["console"],
 				summary: "The owner's console (a single-page app; every /app/… path answers this page)",
-				response: { 200: Type.String({ description: "text/html" }) },
+				response: { 200: media("text/html", "The console's page") },
 			},
 		},
 		consolePage,

@@ -14,7 +14,7 @@ import { publicOrigin } from "../../config.ts";
 import type { FormatTokenKind } from "../../db/schema.ts";
 import { AppError } from "../../http/errors.ts";
 import { sendProblem, toAppError } from "../../http/problem.ts";
-import { errors } from "../../http/schemas.ts";
+import { pageErrors } from "../../http/schemas.ts";
 import { withTokens } from "../../lib/brand.ts";
 import { contentDisposition } from "../../lib/sniff.ts";
 import {
@@ -341,7 +341,7 @@ export const pageRoutes: FastifyPluginAsyncTypebox<{ ctx: FormatsContext }> = as
 				response: {
 					200: Representations,
 					304: { description: "Not modified: no body, no view taken." },
-					...errors(400, 401, 404, 429),
+					...pageErrors(400, 401, 403, 404, 429),
 				},
 			},
 		},
@@ -374,7 +374,7 @@ export const pageRoutes: FastifyPluginAsyncTypebox<{ ctx: FormatsContext }> = as
 				querystring: Query,
 				body: Form,
 				consumes: ["application/x-www-form-urlencoded", "application/json"],
-				response: { 200: Representations, ...errors(400, 401, 403, 404, 429) },
+				response: { 200: Representations, ...pageErrors(400, 401, 403, 404, 429) },
 			},
 		},
 		async (request, reply) => {

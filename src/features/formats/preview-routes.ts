@@ -7,7 +7,7 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Type } from "typebox";
 import { requireAccount } from "../../http/auth.ts";
-import { errors } from "../../http/schemas.ts";
+import { errors, media } from "../../http/schemas.ts";
 import { ownerPreview } from "../shares/service.ts";
 import { sharePage } from "./html.ts";
 import { negotiateLanguage } from "./negotiate.ts";
@@ -37,7 +37,7 @@ export const previewRoutes: FastifyPluginAsyncTypebox<{ ctx: FormatsContext }> =
 					),
 				}),
 				response: {
-					200: Type.String({ description: "text/html: the share page, or the page its readers meet" }),
+					200: media("text/html", "The share page, or the page its readers meet"),
 					...errors(401, 403, 404, 429),
 				},
 			},

@@ -7,7 +7,7 @@ import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Type } from "typebox";
 import { AppError } from "../../http/errors.ts";
 import { pickLanguage } from "../../http/language.ts";
-import { problemContent } from "../../http/schemas.ts";
+import { media, problemContent } from "../../http/schemas.ts";
 import { PAGE_CSP } from "../../http/security-headers.ts";
 import { webDir } from "../../lib/web-dir.ts";
 import { keyRing, OIDC_KEYS } from "../server/service.ts";
@@ -176,7 +176,7 @@ export const oidcRoutes: FastifyPluginAsyncTypebox = async (app) => {
 				summary: "The sign-in and consent page; refusals tied to a checked redirect address go back there",
 				querystring: AuthorizeQuery,
 				response: {
-					200: Type.String({ description: "text/html" }),
+					200: media("text/html", "The sign-in and consent page"),
 					302: Type.Unknown({
 						description: "Refusal sent back: `error`, `error_description`, `state`, `iss`",
 					}),

@@ -8,7 +8,7 @@ import path from "node:path";
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { type Static, Type } from "typebox";
 import { type Lang, pickLanguage } from "../../http/language.ts";
-import { problemContent } from "../../http/schemas.ts";
+import { media, problemContent } from "../../http/schemas.ts";
 import { PAGE_CSP } from "../../http/security-headers.ts";
 import { withTokens } from "../../lib/brand.ts";
 import { webDir } from "../../lib/web-dir.ts";
@@ -143,7 +143,7 @@ export const passkeyPageRoutes: FastifyPluginAsyncTypebox = async (app) => {
 				summary: "The passkey page: runs a sign-in or registration and opens svc://auth",
 				querystring: PageQuery,
 				response: {
-					200: Type.String({ description: "text/html" }),
+					200: media("text/html", "The passkey page"),
 					400: {
 						description:
 							"An explanatory HTML page, or problem+json when the query string itself is malformed",

@@ -113,7 +113,7 @@ export const passkeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
 				body: RegisterBeginBody,
 				response: {
 					200: BeginResponse("WebAuthn creation options (PublicKeyCredentialCreationOptionsJSON)"),
-					...errors(400, 403, 404, 409, 429),
+					...errors(400, 403, 404, 409, 410, 429),
 				},
 			},
 			onRequest: originGate,
@@ -132,7 +132,7 @@ export const passkeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
 				tags,
 				summary: "Finish registration: writes the passkey (and for a signup the account)",
 				body: RegisterFinishBody,
-				response: { 200: RegisterFinishResponse, ...errors(400, 409, 429) },
+				response: { 200: RegisterFinishResponse, ...errors(400, 403, 404, 409, 410, 429) },
 			},
 			onRequest: originGate,
 			config: { rateLimit: app.limits.passkey, secret: true },
