@@ -217,6 +217,9 @@ console.log(
 if (once.length > 0 && runs.length > 1)
 	console.log(`# ${once.length} files run once, on ${runs[0].name} (their headers say why)`);
 
+/** The counts node --test ends a TAP stream with, and its subtest headers: not a file's own words. */
+const TAP_SUMMARY = /^# (tests|suites|pass|fail|cancelled|skipped|todo|duration_ms) |^# Subtest: /;
+
 function runJob(job, index) {
 	const tap = path.join(tapDir, `${index}.tap`);
 	const jobStarted = Date.now();
@@ -252,6 +255,16 @@ function runJob(job, index) {
 		child.on("close", (code, signal) => {
 			const lines = fs.existsSync(tap) ? fs.readFileSync(tap, "utf8").split("\n") : [];
 			const ownFailures = tapFailures(lines).map((f) => ({ run: job.run.name, file: job.file, ...f }));
+			// The file itself failed (its exit code; the contract check of test/helpers/app.ts says why
+			// on stderr, which node --test puts in the TAP as comments): what it printed goes with it.
+			const stem = path.basename(job.file, ".ts");
+			const printed = lines
+				.filter((l) => l.startsWith("# ") && !TAP_SUMMARY.test(l))
+				.map((l) => l.slice(2).replace(/^\\#/, "#"))
+				.slice(-40);
+			for (const f of ownFailures) {
+				if (path.basename(f.what).startsWith(stem)) f.detail = [...f.detail, ...printed];
+			}
 			const counts = tapCounts(lines);
 			const ok = code === 0 && ownFailures.length === 0;
 			if (!ok) {

@@ -56,6 +56,8 @@ describe("fields picks members", () => {
 	test("list: each item carries the named members; the envelope stays whole", async () => {
 		const res = await t.app.inject({ url: `${RECORDS}?fields=id,key&sort=key`, headers: a.headers });
 		assert.equal(res.statusCode, 200, res.body);
+		// A picked answer is JSON as a whole one is (it once went out with no Content-Type).
+		assert.equal(res.headers["content-type"], "application/json; charset=utf-8");
 		const page = res.json();
 		assert.deepEqual(keysOf(page), ["items", "page", "perPage", "totalItems", "totalPages"]);
 		assert.equal(page.totalItems, 2);
@@ -70,6 +72,7 @@ describe("fields picks members", () => {
 			url: `${RECORDS}/${valueId}?fields=${encodeURIComponent(" value , ,name,value")}`,
 			headers: a.headers,
 		});
+		assert.equal(res.headers["content-type"], "application/json; charset=utf-8");
 		assert.deepEqual(res.json(), { value: "DE00 1234", name: "Bank" });
 	});
 

@@ -139,10 +139,23 @@ function fieldsOf({ module }: Mounted, request: FastifyRequest) {
 	return parseFields((request.query as { fields?: string }).fields, module.schemas.item);
 }
 
+/**
+ * Serializes the answer with the schema of the picked members. A custom serializer leaves the
+ * content type to its caller (Fastify sets `application/json` only for its own), so it is set
+ * here: without it a `fields` answer went out with no Content-Type at all.
+ */
+function pickedSerializer(
+	reply: FastifyReply,
+	schema: Parameters<FastifyReply["compileSerializationSchema"]>[0],
+) {
+	reply.serializer(reply.compileSerializationSchema(schema));
+	reply.type("application/json; charset=utf-8");
+}
+
 /** The record, or with `fields` its picked members (serialized by the picked schema, set last). */
 function answer({ picked }: Mounted, reply: FastifyReply, record: unknown, names: string[] | undefined) {
 	if (!names) return record;
-	reply.serializer(reply.compileSerializationSchema(picked));
+	pickedSerializer(reply, picked);
 	return pickMembers(record, names);
 }
 
@@ -208,7 +221,7 @@ function listRoute(m: Mounted) {
 				app.clock.now(),
 			);
 			if (!names) return page;
-			reply.serializer(reply.compileSerializationSchema(m.pickedPage));
+			pickedSerializer(reply, m.pickedPage);
 			return { ...page, items: page.items.map((record) => pickMembers(record, names)) };
 		},
 	);

@@ -74,7 +74,9 @@ export function oauthEndpoints(keys: KeyRingCache): FastifyPluginAsyncTypebox {
 							scope: Type.String(),
 						}),
 						400: OAuthProblem,
+						401: OAuthProblem,
 						429: OAuthProblem,
+						503: OAuthProblem,
 					},
 				},
 				attachValidation: true,
@@ -101,8 +103,11 @@ export function oauthEndpoints(keys: KeyRingCache): FastifyPluginAsyncTypebox {
 				description: `Access token in \`Authorization: Bearer\`, or (POST) the form field \`access_token\`. Valid ${ACCESS_TOKEN_TTL_S / 60} minutes. \`svc_links\` lists the sign-in's grant only while it stands (active or paused, with this sign-in's token): not once revoked, expired, deleted or re-tokened by a later sign-in.`,
 				response: {
 					200: Type.Record(Type.String(), Type.Unknown()),
+					// Every refusal is an OAuth error body (RFC 6750 3.1), a malformed request's too.
+					400: OAuthProblem,
 					401: OAuthProblem,
 					429: OAuthProblem,
+					503: OAuthProblem,
 				},
 			},
 			attachValidation: true,
