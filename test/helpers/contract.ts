@@ -221,8 +221,9 @@ function check(
 		}
 	}
 	// A request body the server took: the document must not refuse it.
+	// A body came when it has bytes: a browser's bodiless POST says `Content-Length: 0`.
 	const sent =
-		request.headers["content-length"] !== undefined || request.headers["transfer-encoding"] !== undefined;
+		Number(request.headers["content-length"] ?? 0) > 0 || request.headers["transfer-encoding"] !== undefined;
 	if (status >= 200 && status < 300 && sent && op.requestBody?.content) {
 		const requestType = mediaType(request.headers["content-type"]);
 		const bodies = op.requestBody.content;
