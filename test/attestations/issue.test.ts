@@ -59,6 +59,22 @@ async function holder(name = "Ada"): Promise<Holder> {
 	return { person, key, identity: cert.json() };
 }
 
+/** `POST /api/credentials/claim`: `h` keeps the offer `token`, signing the challenge `nonce`. */
+async function keepCredential(h: Holder, token: string, nonce: string) {
+	return t.app.inject({
+		method: "POST",
+		url: "/api/credentials/claim",
+		headers: h.person.headers,
+		remoteAddress: nextIp(),
+		payload: {
+			token,
+			identityId: h.identity.id,
+			challengeNonce: nonce,
+			challengeSignature: await h.key.sign(nonce),
+		},
+	});
+}
+
 async function offer(body: Record<string, unknown> = {}, who: TestAccount = admin) {
 	const res = await t.app.inject({
 		method: "POST",
@@ -460,18 +476,7 @@ describe("issuing", () => {
 				remoteAddress: nextIp(),
 			})
 		).json().nonce;
-		const kept = await t.app.inject({
-			method: "POST",
-			url: "/api/credentials/claim",
-			headers: h.person.headers,
-			remoteAddress: nextIp(),
-			payload: {
-				token,
-				identityId: h.identity.id,
-				challengeNonce: nonce,
-				challengeSignature: await h.key.sign(nonce),
-			},
-		});
+		const kept = await keepCredential(h, token, nonce);
 		assert.equal(kept.statusCode, 200, kept.body);
 		assert.equal(kept.json().issuer, "localhost");
 		assert.deepEqual(kept.json().claims, { member: true, grade: 3, club: "Chess" });
@@ -563,18 +568,7 @@ describe("issuing", () => {
 		const challenge = await relay(token);
 		assert.equal(challenge.statusCode, 200, challenge.body);
 		const nonce = challenge.json().nonce as string;
-		const kept = await t.app.inject({
-			method: "POST",
-			url: "/api/credentials/claim",
-			headers: h.person.headers,
-			remoteAddress: nextIp(),
-			payload: {
-				token,
-				identityId: h.identity.id,
-				challengeNonce: nonce,
-				challengeSignature: await h.key.sign(nonce),
-			},
-		});
+		const kept = await keepCredential(h, token, nonce);
 		assert.equal(kept.statusCode, 200, kept.body);
 		const { id, credential } = kept.json() as { id: string; credential: string };
 

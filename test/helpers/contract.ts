@@ -271,8 +271,11 @@ export function checkAnswers(app: FastifyInstance, unchecked: ReadonlySet<string
 		// cancels its fetches) has no headers: nothing was answered.
 		if (!reply.raw.headersSent) return;
 		contract ??= contractOf(app.swagger() as unknown as Json);
-		if (picksFields(request)) picked ??= contractOf(withoutRequired(contract.doc) as Json);
-		const against = picksFields(request) ? (picked as Contract) : contract;
+		let against = contract;
+		if (picksFields(request)) {
+			picked ??= contractOf(withoutRequired(contract.doc) as Json);
+			against = picked;
+		}
 		for (const m of check(against, request, reply, payloads.get(request))) {
 			const key = `${m.operation} ${m.status} ${m.problem}`;
 			if (seen.has(key)) continue;
