@@ -8,7 +8,7 @@ import path from "node:path";
 
 const dir = process.env.SVC_TEST_USAGE_DIR;
 const file = process.argv[1];
-if (dir && /\.test\.[jt]s$/.test(file ?? "")) {
+if (dir && /\.test\.[jt]s$|test-batch\.mjs$/.test(file ?? "")) {
 	const started = Date.now() - process.uptime() * 1000;
 	process.on("exit", () => {
 		try {

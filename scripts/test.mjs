@@ -7,10 +7,12 @@
 // plain Node: loading the server through tsx's hooks cost each test process about four seconds of
 // CPU more. TEST_FROM_SOURCE=1 runs the .ts files through tsx instead, with no build.
 //
-// Every file on every database is one job, `node --test` on that file alone, and the jobs of both
-// databases share one pool: the slowest first (test/timings.json, from an earlier run), so the run
-// never ends with one long browser file alone on the machine, and neither pass waits for the
-// other's last file. A file whose header says `// Runs once, not per database: <why>` runs in the
+// Every file on every database runs in a job, one Node process (scripts/test-batch.mjs, each file
+// in a suite of its own), and the jobs of both databases share one pool: the slowest first
+// (test/timings.json, from an earlier run), so the run never ends with one long browser file alone
+// on the machine, and neither pass waits for the other's last file. A file that takes long, or
+// drives Chromium, is a job alone; small files go several to a job, which loads the server once
+// for them all (about two core-seconds a process). A file whose header says `// Runs once, not per database: <why>` runs in the
 // first pass only (what it tests does not depend on the database: the console's look, a parser).
 //
 // No skips (docs/testing.md): a full run without TEST_PG_URL, or any skipped or todo test or suite
@@ -36,14 +38,14 @@ const saveAt = args.indexOf("--save-timings");
 const saveTimings = saveAt >= 0;
 if (saveTimings) args.splice(saveAt, 1);
 const allowSkips = process.env.ALLOW_SKIPS === "1";
-// Files at a time. The suite waits more than it computes (browsers, spawned servers and CLIs,
+// Processes at a time. The suite waits more than it computes (browsers, spawned servers and CLIs,
 // timers), so twice the cores keeps them busy (docs/testing.md, "Where the time goes").
 // TEST_CONCURRENCY overrides it.
 const concurrency = Number(process.env.TEST_CONCURRENCY) || Math.max(2, os.availableParallelism() * 2);
 // Browser files run in at most half the slots at a time: four Chromiums on two cores once took one
 // file past its ten minutes. The next job is the slowest that may start.
 const browserSlots = Math.max(1, Math.floor(concurrency / 2));
-/** The runner's limit on one test, and Node 20's on a file as a whole. */
+/** The limit on one file (its suite in scripts/test-batch.mjs), which its tests inherit. */
 const TIMEOUT_MS = 600_000;
 const TIMINGS = "test/timings.json";
 const fromSource = process.env.TEST_FROM_SOURCE === "1";
@@ -114,19 +116,43 @@ const typical = Object.fromEntries(
 	]),
 );
 
+/**
+ * Files expected to take less than SMALL seconds (test/timings.json) share a job, up to BATCH
+ * seconds of them: enough to spread the load cost, small enough that the run's tail stays fine.
+ * TEST_BATCH=1 gives every file a job of its own.
+ */
+const SMALL = 30;
+const BATCH = Number(process.env.TEST_BATCH_SECONDS) || 90;
+const batching = process.env.TEST_BATCH !== "1";
+
 const once = [];
-const jobs = [];
+/** Per pass, the files to run: `{ file, run, expected, browser }`. */
+const units = [];
 for (const file of files) {
 	const why = runsOnce(file);
 	if (why) once.push({ file, why });
+	const browser = drivesBrowser(file);
 	for (const run of why ? runs.slice(0, 1) : runs) {
-		jobs.push({
-			file,
-			run,
-			expected: timings[file]?.[run.name] ?? typical[run.name],
-			browser: drivesBrowser(file),
-		});
+		units.push({ file, run, expected: timings[file]?.[run.name] ?? typical[run.name], browser });
 	}
+}
+units.sort((a, b) => b.expected - a.expected);
+/** `{ files, run, expected, browser }`: one process each. */
+const jobs = [];
+const open = new Map();
+for (const unit of units) {
+	if (!batching || unit.browser || unit.expected >= SMALL) {
+		jobs.push({ files: [unit.file], run: unit.run, expected: unit.expected, browser: unit.browser });
+		continue;
+	}
+	let batch = open.get(unit.run.name);
+	if (!batch || batch.expected + unit.expected > BATCH) {
+		batch = { files: [], run: unit.run, expected: 0, browser: false };
+		open.set(unit.run.name, batch);
+		jobs.push(batch);
+	}
+	batch.files.push(unit.file);
+	batch.expected += unit.expected;
 }
 jobs.sort((a, b) => b.expected - a.expected);
 
@@ -164,14 +190,55 @@ function tapFailures(lines) {
 	return out;
 }
 
-/** Node's closing counts (`# tests 12`, `# pass 12`, …) of a one-file TAP stream. */
-function tapCounts(lines) {
-	const counts = {};
-	for (const line of lines) {
-		const m = /^# (tests|suites|pass|fail|cancelled|skipped|todo) (\d+)$/.exec(line);
-		if (m) counts[m[1]] = Number(m[2]);
+/**
+ * The TAP stream of a job cut into its files: each file is a top-level suite named after it
+ * (scripts/test-batch.mjs). Per file: its lines, its time (the suite's duration_ms, in seconds) and
+ * its counts, leaves only (a result whose block says `type: 'suite'` is a suite).
+ */
+function tapFiles(lines, files) {
+	const out = new Map(
+		files.map((f) => [f, { lines: [], seconds: undefined, counts: { tests: 0, pass: 0, fail: 0 } }]),
+	);
+	let current;
+	for (let i = 0; i < lines.length; i++) {
+		const line = lines[i];
+		const start = /^# Subtest: (.*)$/.exec(line);
+		if (start && out.has(untap(start[1]))) {
+			current = out.get(untap(start[1]));
+			continue;
+		}
+		const end = /^(not ok|ok) \d+ - (.*)$/.exec(line);
+		if (end && out.has(untap(end[2]))) {
+			const file = out.get(untap(end[2]));
+			file.lines.push(line);
+			for (let j = i + 1; j < lines.length && /^ {2}/.test(lines[j]); j++) {
+				file.lines.push(lines[j]);
+				const d = /^ {2}duration_ms: ([\d.]+)/.exec(lines[j]);
+				if (d) file.seconds = Number(d[1]) / 1000;
+			}
+			current = undefined;
+			continue;
+		}
+		if (current) current.lines.push(line);
 	}
-	return counts;
+	for (const file of out.values()) {
+		const fl = file.lines;
+		for (let i = 0; i < fl.length; i++) {
+			const m = /^\s*(not ok|ok) \d+ - (.*)$/.exec(fl[i]);
+			if (!m || /^(not ok|ok) /.test(fl[i])) continue;
+			let suite = false;
+			if (fl[i + 1]?.trim() === "---") {
+				for (let j = i + 2; j < fl.length && fl[j].trim() !== "..."; j++) {
+					if (/^\s*type: 'suite'/.test(fl[j])) suite = true;
+				}
+			}
+			if (suite) continue;
+			file.counts.tests++;
+			if (m[1] === "ok" && !/ # (SKIP|TODO)\b/.test(m[2])) file.counts.pass++;
+			else if (m[1] === "not ok" && !/ # TODO\b/.test(m[2])) file.counts.fail++;
+		}
+	}
+	return out;
 }
 
 const started = Date.now();
@@ -199,11 +266,11 @@ if (!fromSource) {
 	// compile them again (test/helpers/build.ts).
 	fs.writeFileSync("dist/.built", new Date().toISOString());
 }
-/** What a job runs: the compiled copy of a test file, or the file itself through tsx. */
-const entry = (file) =>
+/** What a job runs: the compiled copies of its test files, or the files themselves through tsx. */
+const entry = (files) =>
 	fromSource
-		? ["--import", "tsx", file]
-		: ["--enable-source-maps", path.join("dist", file.replace(/\.ts$/, ".js"))];
+		? ["--import", "tsx", "scripts/test-batch.mjs", ...files]
+		: ["--enable-source-maps", "scripts/test-batch.mjs", "--dist", ...files];
 const clock = () => `${((Date.now() - started) / 1000).toFixed(0).padStart(5)} s`;
 /** Every failure of every run, printed again at the end so a log's tail explains the run. */
 const failures = [];
@@ -211,28 +278,27 @@ const done = [];
 let failed = false;
 
 console.log(
-	`# ---- ${files.length} files on ${runs.map((r) => r.name).join(" and ")}: ${jobs.length} jobs, ` +
+	`# ---- ${files.length} files on ${runs.map((r) => r.name).join(" and ")}: ${units.length} runs of a file ` +
+		`in ${jobs.length} processes, ` +
 		`${concurrency} at a time (${browserSlots} with a browser), slowest first ----`,
 );
 if (once.length > 0 && runs.length > 1)
 	console.log(`# ${once.length} files run once, on ${runs[0].name} (their headers say why)`);
 
-/** The counts node --test ends a TAP stream with, and its subtest headers: not a file's own words. */
-const TAP_SUMMARY = /^# (tests|suites|pass|fail|cancelled|skipped|todo|duration_ms) |^# Subtest: /;
+/**
+ * A job that has not exited this long after its files' limits (a handle left open keeps a process
+ * alive after its last test) is stopped and fails.
+ */
+const graceMs = 120_000;
 
 function runJob(job, index) {
 	const tap = path.join(tapDir, `${index}.tap`);
 	const jobStarted = Date.now();
+	const name = `${job.run.name} ${job.files.join(" ")}`;
 	return new Promise((resolve) => {
 		const child = spawn(
 			process.execPath,
-			[
-				"--test",
-				`--test-timeout=${TIMEOUT_MS}`,
-				"--test-reporter=tap",
-				`--test-reporter-destination=${tap}`,
-				...entry(job.file),
-			],
+			["--test-reporter=tap", `--test-reporter-destination=${tap}`, ...entry(job.files)],
 			{
 				stdio: ["ignore", "pipe", "pipe"],
 				env: {
@@ -241,11 +307,19 @@ function runJob(job, index) {
 					LOG_LEVEL: process.env.LOG_LEVEL ?? "silent",
 					NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --import=${usageHook}`.trim(),
 					SVC_TEST_USAGE_DIR: usageDir,
-					SVC_TEST_JOB: `${job.run.name} ${job.file}`,
+					SVC_TEST_JOB: name,
 				},
 			},
 		);
-		// What the file printed outside its tests (stderr, a crash): shown when the job fails.
+		let overdue = false;
+		const watchdog = setTimeout(
+			() => {
+				overdue = true;
+				child.kill("SIGKILL");
+			},
+			TIMEOUT_MS * job.files.length + graceMs,
+		);
+		// What the files printed outside their tests (stdout, stderr, a crash): shown when the job fails.
 		let output = "";
 		const keep = (d) => {
 			output = (output + d.toString()).slice(-20_000);
@@ -253,50 +327,69 @@ function runJob(job, index) {
 		child.stdout.on("data", keep);
 		child.stderr.on("data", keep);
 		child.on("close", (code, signal) => {
+			clearTimeout(watchdog);
 			const lines = fs.existsSync(tap) ? fs.readFileSync(tap, "utf8").split("\n") : [];
-			const ownFailures = tapFailures(lines).map((f) => ({ run: job.run.name, file: job.file, ...f }));
-			// The file itself failed (its exit code; the contract check of test/helpers/app.ts says why
-			// on stderr, which node --test puts in the TAP as comments): what it printed goes with it.
-			const stem = path.basename(job.file, ".ts");
-			const printed = lines
-				.filter((l) => l.startsWith("# ") && !TAP_SUMMARY.test(l))
-				.map((l) => l.slice(2).replace(/^\\#/, "#"))
-				.slice(-40);
-			for (const f of ownFailures) {
-				if (path.basename(f.what).startsWith(stem)) f.detail = [...f.detail, ...printed];
-			}
-			const counts = tapCounts(lines);
-			const ok = code === 0 && ownFailures.length === 0;
-			if (!ok) {
-				failed = true;
-				if (ownFailures.length === 0)
+			const printed = output.trim().split("\n").slice(-40);
+			const wall = (Date.now() - jobStarted) / 1000;
+			const perFile = tapFiles(lines, job.files);
+			const jobFailed = code !== 0;
+			let blamed = false;
+			for (const file of job.files) {
+				const { lines: own, seconds, counts } = perFile.get(file);
+				const ownFailures = tapFailures(own).map((f) => ({ run: job.run.name, file, ...f }));
+				// The file's suite failed by itself (an import error, a failed hook, the contract check of
+				// test/helpers/app.ts): what the job printed goes with it.
+				for (const f of ownFailures) {
+					if (f.what === file) f.detail = [...f.detail, ...printed];
+				}
+				// A file that never finished: the job ended first (a crash, the watchdog).
+				if (seconds === undefined) {
 					ownFailures.push({
 						run: job.run.name,
-						file: job.file,
-						what: `the file as a whole (exit ${code ?? signal})`,
-						detail: output.trim().split("\n").slice(-40),
+						file,
+						what: overdue
+							? `the file did not end (${job.files.length * (TIMEOUT_MS / 1000)} s and more)`
+							: `the file never finished: its process ended with ${code ?? signal}`,
+						detail: printed,
 					});
-				failures.push(...ownFailures);
-			}
-			for (const line of lines) {
-				const m = SKIP_LINE.exec(line);
-				if (m)
-					skipped.push({ run: job.run.name, what: untap(m[1]), why: untap(m[2]) || "(no reason given)" });
-				const todo = TODO_LINE.exec(line);
-				if (todo) {
-					const why = `todo${todo[1] === "not ok" ? ", failing" : ""}: ${untap(todo[3]) || "(no reason given)"}`;
-					skipped.push({ run: job.run.name, what: untap(todo[2]), why });
+				}
+				const ok = ownFailures.length === 0;
+				if (!ok) {
+					failed = true;
+					blamed = true;
+					failures.push(...ownFailures);
+				}
+				for (const line of own) {
+					const m = SKIP_LINE.exec(line);
+					if (m)
+						skipped.push({ run: job.run.name, what: untap(m[1]), why: untap(m[2]) || "(no reason given)" });
+					const todo = TODO_LINE.exec(line);
+					if (todo) {
+						const why = `todo${todo[1] === "not ok" ? ", failing" : ""}: ${untap(todo[3]) || "(no reason given)"}`;
+						skipped.push({ run: job.run.name, what: untap(todo[2]), why });
+					}
+				}
+				// A file alone is timed by its process (loading included); in a batch, by its suite.
+				const time = job.files.length === 1 ? wall : (seconds ?? 0);
+				done.push({ file, run: job.run, job: name, batch: job.files.length, wall: time, counts, ok });
+				console.log(
+					`# ${clock()} [${String(done.length).padStart(3)}/${units.length}] ${ok ? "ok    " : "FAILED"} ` +
+						`${time.toFixed(1).padStart(6)} s  ${job.run.name.padEnd(8)} ${file} (${counts.tests} tests)` +
+						(job.files.length > 1 ? ` [${job.files.length} in one process]` : ""),
+				);
+				for (const f of ownFailures) {
+					console.log(`#     not ok: ${f.what}`);
+					for (const line of f.detail) console.log(`#       ${line}`);
 				}
 			}
-			const wall = (Date.now() - jobStarted) / 1000;
-			done.push({ ...job, wall, counts, ok });
-			console.log(
-				`# ${clock()} [${String(done.length).padStart(3)}/${jobs.length}] ${ok ? "ok    " : "FAILED"} ` +
-					`${wall.toFixed(1).padStart(6)} s  ${job.run.name.padEnd(8)} ${job.file} (${counts.tests ?? 0} tests)`,
-			);
-			for (const f of ownFailures) {
-				console.log(`#     not ok: ${f.what}`);
-				for (const line of f.detail) console.log(`#       ${line}`);
+			// The process failed and no file says why (an error after the last file, an exit code set
+			// at exit): the job as a whole.
+			if (jobFailed && !blamed) {
+				failed = true;
+				const what = `the process of ${job.files.join(", ")} (exit ${code ?? signal})`;
+				failures.push({ run: job.run.name, file: job.files[0], what, detail: printed });
+				console.log(`#     not ok: ${what}`);
+				for (const line of printed) console.log(`#       ${line}`);
 			}
 			resolve();
 		});
@@ -305,6 +398,7 @@ function runJob(job, index) {
 
 let running = 0;
 let browsers = 0;
+let jobsDone = 0;
 await new Promise((allDone) => {
 	const schedule = () => {
 		while (running < concurrency) {
@@ -316,15 +410,18 @@ await new Promise((allDone) => {
 			if (job.browser) browsers++;
 			const finish = () => {
 				running--;
+				jobsDone++;
 				if (job.browser) browsers--;
-				if (done.length === jobs.length) allDone();
+				if (jobsDone === jobs.length) allDone();
 				else schedule();
 			};
 			runJob(job, at).then(finish, (error) => {
 				// The runner's own fault (a TAP file it could not read): the job counts as failed.
 				failed = true;
-				failures.push({ run: job.run.name, file: job.file, what: "the runner", detail: [String(error)] });
-				done.push({ ...job, wall: 0, counts: {}, ok: false });
+				for (const file of job.files) {
+					failures.push({ run: job.run.name, file, what: "the runner", detail: [String(error)] });
+					done.push({ file, run: job.run, job: "", batch: job.files.length, wall: 0, counts: {}, ok: false });
+				}
 				finish();
 			});
 		}
@@ -342,12 +439,13 @@ for (const f of fs.readdirSync(usageDir)) {
 }
 const sum = (list, pick) => list.reduce((s, x) => s + (pick(x) ?? 0), 0);
 const fixed = (n) => n.toFixed(0);
-console.log(`\n# ${fixed(elapsed)} s elapsed, ${concurrency} files at a time`);
+console.log(`\n# ${fixed(elapsed)} s elapsed, ${concurrency} processes at a time`);
 for (const run of runs) {
 	const mine = done.filter((j) => j.run === run);
-	const cpu = mine.map((j) => usage.get(`${run.name} ${j.file}`)).filter(Boolean);
+	const cpu = [...new Set(mine.map((j) => j.job))].map((job) => usage.get(job)).filter(Boolean);
+	const processes = new Set(mine.map((j) => j.job)).size;
 	console.log(
-		`# ${run.name}: ${mine.length} files, ${sum(mine, (j) => j.counts.tests)} tests ` +
+		`# ${run.name}: ${mine.length} files in ${processes} processes, ${sum(mine, (j) => j.counts.tests)} tests ` +
 			`(${sum(mine, (j) => j.counts.pass)} passed, ${sum(mine, (j) => j.counts.fail)} failed), ` +
 			`${fixed(sum(mine, (j) => j.wall))} s of file time; CPU ${fixed(sum(cpu, (u) => u.cpu))} s in the ` +
 			`test processes and ${fixed(sum(cpu, (u) => u.children))} s in their children`,
@@ -355,10 +453,12 @@ for (const run of runs) {
 }
 console.log("# slowest files (wall; CPU of the file's process + of its children: Chromium, servers, CLIs):");
 for (const j of [...done].sort((a, b) => b.wall - a.wall).slice(0, 15)) {
-	const u = usage.get(`${j.run.name} ${j.file}`);
+	const u = j.batch === 1 ? usage.get(j.job) : undefined;
 	const cpu = u
 		? `${u.cpu.toFixed(1).padStart(6)} + ${u.children.toFixed(1).padStart(6)} s`
-		: "       (no figure)";
+		: j.batch > 1
+			? `  (one of ${String(j.batch).padStart(2)} files)`
+			: "       (no figure)";
 	console.log(`#   ${j.wall.toFixed(1).padStart(6)} s  ${cpu}  ${j.run.name.padEnd(8)} ${j.file}`);
 }
 
@@ -368,11 +468,12 @@ if (process.env.TEST_USAGE_FILE) {
 		file: j.file,
 		wall: j.wall,
 		tests: j.counts.tests ?? 0,
-		...(usage.get(`${j.run.name} ${j.file}`) ?? {}),
+		batch: j.batch,
+		job: j.job,
 	}));
 	fs.writeFileSync(
 		process.env.TEST_USAGE_FILE,
-		JSON.stringify({ elapsed, concurrency, jobs: records }, null, "\t"),
+		JSON.stringify({ elapsed, concurrency, files: records, processes: [...usage.values()] }, null, "\t"),
 	);
 }
 if (saveTimings) {

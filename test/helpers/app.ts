@@ -46,21 +46,26 @@ export function testEnv(overrides: Partial<Config> = {}): TestEnv {
 
 /**
  * A test file fails when an answer of an app it built differed from the OpenAPI document
- * (helpers/contract.ts): as its process exits, the mismatches are written to stderr (which the
- * runner shows for a failed file) and the exit code is 1. At exit, not in a hook: a failing
- * `after` hook would skip the file's own cleanup. Only in a test file's process: a server a test
- * spawns imports this module too. CONTRACT_REPORT=<file> also gathers every file's mismatches in
- * one place, a JSON line each with the file.
+ * (helpers/contract.ts). A file run in a process of its own: as the process exits, the mismatches
+ * are written to stderr (which the runner shows for a failed file) and the exit code is 1. At exit,
+ * not in a hook: a failing `after` hook would skip the file's own cleanup. Only in a test file's
+ * process: a server a test spawns imports this module too. Files run together
+ * (scripts/test-batch.mjs) are each failed by a last `after` hook of the batch's, with the same
+ * words. CONTRACT_REPORT=<file> also gathers every file's mismatches in one place, a JSON line each
+ * with the file.
  */
+export function reportMismatches(found: Mismatch[], file: string): string {
+	const report = process.env.CONTRACT_REPORT;
+	const name = path.isAbsolute(file) ? path.relative(process.cwd(), file) : file;
+	if (report)
+		fs.appendFileSync(report, found.map((m) => `${JSON.stringify({ ...m, file: name })}\n`).join(""));
+	return `answers that differ from the OpenAPI document:\n${describeMismatches(found)}`;
+}
 function failOnMismatches(file: string): void {
 	process.on("exit", () => {
 		const found = processMismatches.splice(0);
 		if (found.length === 0) return;
-		const report = process.env.CONTRACT_REPORT;
-		const name = path.relative(process.cwd(), file);
-		if (report)
-			fs.appendFileSync(report, found.map((m) => `${JSON.stringify({ ...m, file: name })}\n`).join(""));
-		process.stderr.write(`# answers that differ from the OpenAPI document:\n${describeMismatches(found)}\n`);
+		process.stderr.write(`# ${reportMismatches(found, file)}\n`);
 		process.exitCode = 1;
 	});
 }

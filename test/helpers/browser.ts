@@ -22,7 +22,17 @@ import { PasskeyClient } from "./passkeys.ts";
 import { REPO_ROOT } from "./root.ts";
 import { pkce } from "./webauthn.ts";
 
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+/**
+ * Debian's old headless shell (package chromium-headless-shell: the same Blink, V8 and DevTools
+ * protocol as `chromium`, without the browser's UI layer, the one Playwright itself runs headless)
+ * when installed, else Debian's chromium. The shell costs about half the CPU per page (docs/testing.md,
+ * "Chromium: contexts and page loads"); CHROMIUM_PATH chooses either.
+ */
+export const CHROMIUM =
+	process.env.CHROMIUM_PATH ??
+	(fs.existsSync("/usr/bin/chromium-headless-shell")
+		? "/usr/bin/chromium-headless-shell"
+		: "/usr/bin/chromium");
 const ROOT = REPO_ROOT;
 
 export function freePort(): Promise<number> {

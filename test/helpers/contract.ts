@@ -67,6 +67,8 @@ const contracts = new Map<string, Contract>();
 
 /** Every mismatch of every app this process built, until the file's end takes them (helpers/app.ts). */
 export const processMismatches: Mismatch[] = [];
+// scripts/test-batch.mjs, which runs several files in one process, reads them here after each file.
+(globalThis as Record<symbol, unknown>)[Symbol.for("svc.test.contractMismatches")] = processMismatches;
 
 /** One Contract per distinct document in this process (apps built alike serve the same one). */
 function contractOf(doc: Json): Contract {

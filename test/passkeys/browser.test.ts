@@ -2,25 +2,11 @@
 // user verification): sign up on /passkey, sign in, capture the svc://auth result, redeem the code.
 import assert from "node:assert/strict";
 import crypto from "node:crypto";
-import net from "node:net";
 import { after, before, describe, test } from "node:test";
-import { type Browser, type BrowserContext, type CDPSession, chromium, type Page } from "playwright-core";
+import type { Browser, BrowserContext, CDPSession, Page } from "playwright-core";
 import { makeApp, type TestApp } from "../helpers/app.ts";
-import { addAuthenticator } from "../helpers/browser.ts";
+import { addAuthenticator, freePort, launchBrowser } from "../helpers/browser.ts";
 import { pkce } from "../helpers/webauthn.ts";
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-
-function freePort(): Promise<number> {
-	return new Promise((resolve, reject) => {
-		const server = net.createServer();
-		server.once("error", reject);
-		server.listen(0, "127.0.0.1", () => {
-			const address = server.address();
-			server.close(() => resolve(typeof address === "object" && address ? address.port : 0));
-		});
-	});
-}
 
 /**
  * One device: a browser context whose virtual authenticator (ctap2, internal, resident keys, user
@@ -77,19 +63,7 @@ describe("passkey page in Chromium", { timeout: 240_000 }, () => {
 		await t.app.listen({ port, host: "127.0.0.1" });
 		origin = `http://localhost:${port}`;
 		api = `http://127.0.0.1:${port}`;
-		browser = await chromium.launch({
-			executablePath: CHROMIUM,
-			args: [
-				"--headless",
-				"--no-sandbox",
-				"--disable-gpu",
-				"--disable-quic",
-				"--no-first-run",
-				"--disable-background-networking",
-				"--disable-component-update",
-				"--disable-sync",
-			],
-		});
+		browser = await launchBrowser();
 	});
 	after(async () => {
 		await browser?.close();
