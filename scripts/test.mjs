@@ -72,6 +72,20 @@ function drivesBrowser(file) {
 		return fs.existsSync(local) && BROWSER.test(fs.readFileSync(local, "utf8"));
 	});
 }
+const ALONE = /^\/\/ Runs alone in its process: (.*)$/m;
+/**
+ * Why a file must have a process to itself (it asserts on the whole process: the modules it
+ * loaded, its peak memory), or undefined.
+ */
+function runsAlone(file) {
+	const m = ALONE.exec(fs.readFileSync(file, "utf8"));
+	if (!m) return undefined;
+	if (m[1].trim().length < 10) {
+		console.error(`${file}: "Runs alone in its process:" must say why`);
+		process.exit(2);
+	}
+	return m[1].trim();
+}
 /** Why a file runs in one pass only, or undefined when it runs in every pass. */
 function runsOnce(file) {
 	const m = ONCE.exec(fs.readFileSync(file, "utf8"));
@@ -119,21 +133,24 @@ const typical = Object.fromEntries(
 /**
  * Files expected to take less than SMALL seconds (test/timings.json) share a job, up to BATCH
  * seconds of them: enough to spread the load cost, small enough that the run's tail stays fine.
+ * Files that drive Chromium share a job with each other only, and their Chromium with it
+ * (test/helpers/browser.ts), which costs another seven core-seconds to start.
  * TEST_BATCH=1 gives every file a job of its own.
  */
-const SMALL = 30;
-const BATCH = Number(process.env.TEST_BATCH_SECONDS) || 90;
+const SMALL = { plain: 30, browser: 60 };
+const BATCH = { plain: Number(process.env.TEST_BATCH_SECONDS) || 90, browser: 120 };
 const batching = process.env.TEST_BATCH !== "1";
 
 const once = [];
-/** Per pass, the files to run: `{ file, run, expected, browser }`. */
+/** Per pass, the files to run: `{ file, run, expected, browser, alone }`. */
 const units = [];
 for (const file of files) {
 	const why = runsOnce(file);
 	if (why) once.push({ file, why });
 	const browser = drivesBrowser(file);
+	const alone = runsAlone(file) !== undefined;
 	for (const run of why ? runs.slice(0, 1) : runs) {
-		units.push({ file, run, expected: timings[file]?.[run.name] ?? typical[run.name], browser });
+		units.push({ file, run, expected: timings[file]?.[run.name] ?? typical[run.name], browser, alone });
 	}
 }
 units.sort((a, b) => b.expected - a.expected);
@@ -141,14 +158,16 @@ units.sort((a, b) => b.expected - a.expected);
 const jobs = [];
 const open = new Map();
 for (const unit of units) {
-	if (!batching || unit.browser || unit.expected >= SMALL) {
+	const kind = unit.browser ? "browser" : "plain";
+	if (!batching || unit.alone || unit.expected >= SMALL[kind]) {
 		jobs.push({ files: [unit.file], run: unit.run, expected: unit.expected, browser: unit.browser });
 		continue;
 	}
-	let batch = open.get(unit.run.name);
-	if (!batch || batch.expected + unit.expected > BATCH) {
-		batch = { files: [], run: unit.run, expected: 0, browser: false };
-		open.set(unit.run.name, batch);
+	const key = `${unit.run.name} ${kind}`;
+	let batch = open.get(key);
+	if (!batch || batch.expected + unit.expected > BATCH[kind]) {
+		batch = { files: [], run: unit.run, expected: 0, browser: unit.browser };
+		open.set(key, batch);
 		jobs.push(batch);
 	}
 	batch.files.push(unit.file);

@@ -4,6 +4,7 @@
 // 140 MiB list compressed under the 256 KiB fetch cap) is refused as `unverified` with a reason,
 // without blocking the event loop, and the refusal is kept too, so ten more verifications at once
 // fetch nothing.
+// Runs alone in its process: it bounds the growth of the process's peak resident memory.
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { monitorEventLoopDelay } from "node:perf_hooks";

@@ -46,7 +46,7 @@ export function freePort(): Promise<number> {
 	});
 }
 
-export function launchBrowser(): Promise<Browser> {
+function launchChromium(): Promise<Browser> {
 	if (!fs.existsSync(CHROMIUM)) {
 		throw new Error(`no Chromium at ${CHROMIUM}: apt-get install chromium, or set CHROMIUM_PATH`);
 	}
@@ -63,6 +63,73 @@ export function launchBrowser(): Promise<Browser> {
 			"--disable-sync",
 			"--font-render-hinting=none",
 		],
+	});
+}
+
+/** The one Chromium of this process, started by the first file that asks for a browser. */
+let chromiumOfProcess: Promise<Browser> | undefined;
+/** Handles not closed yet; when the last one closes, Chromium stops unless another file asks. */
+let handles = 0;
+let stopping: NodeJS.Timeout | undefined;
+/** Long enough for the next file of the process to ask for the browser (milliseconds apart). */
+const IDLE_MS = 1_000;
+
+/**
+ * A browser for one test file: the process's Chromium (the runner puts several browser files in
+ * one process, scripts/test-batch.mjs), seen through a handle whose `close()` closes the contexts
+ * this file opened and leaves Chromium running for the next file. Every file's devices are still
+ * contexts of their own, as before; what the files share is the browser process, whose start
+ * costs about seven core-seconds (docs/testing.md, "Where the time goes"). A second after the
+ * last handle closes, with no file asking again, Chromium stops and the process can end.
+ */
+export async function launchBrowser(): Promise<Browser> {
+	clearTimeout(stopping);
+	chromiumOfProcess ??= launchChromium();
+	const shared = await chromiumOfProcess.catch((error) => {
+		chromiumOfProcess = undefined;
+		throw error;
+	});
+	handles++;
+	let closed = false;
+	const opened = new Set<BrowserContext>();
+	const track = (context: BrowserContext) => {
+		opened.add(context);
+		context.once("close", () => opened.delete(context));
+		return context;
+	};
+	return new Proxy(shared, {
+		get(target, property) {
+			switch (property) {
+				case "close":
+					return async () => {
+						await Promise.all([...opened].map((context) => context.close()));
+						if (closed) return;
+						closed = true;
+						if (--handles > 0) return;
+						// The browser's pipe would keep the process alive after its last file.
+						stopping = setTimeout(() => {
+							const last = chromiumOfProcess;
+							chromiumOfProcess = undefined;
+							void last?.then((browser) => browser.close());
+						}, IDLE_MS);
+					};
+				case "contexts":
+					return () => [...opened];
+				case "newContext":
+					return async (...args: Parameters<Browser["newContext"]>) =>
+						track(await target.newContext(...args));
+				case "newPage":
+					return async (...args: Parameters<Browser["newPage"]>) => {
+						const page = await target.newPage(...args);
+						track(page.context());
+						return page;
+					};
+				default: {
+					const value = Reflect.get(target, property, target);
+					return typeof value === "function" ? value.bind(target) : value;
+				}
+			}
+		},
 	});
 }
 

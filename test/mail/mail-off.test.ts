@@ -3,6 +3,7 @@
 // every module the process loads, from src/ or compiled in dist/src/; the same hook sees the mail modules once an app with mail is
 // built, so the check can fail); the mail switches cannot be turned on (403 `mail_disabled`), an
 // invitation cannot ask for a mail, and the mail routes do not exist.
+// Runs alone in its process: it asserts which modules the whole process loaded.
 import assert from "node:assert/strict";
 import { register } from "node:module";
 import { after, before, test } from "node:test";
