@@ -60,7 +60,6 @@ function findTests(dir) {
 	return out.sort();
 }
 
-const ONCE = /^\/\/ Runs once, not per database: (.*)$/m;
 /** A file that drives Chromium (directly or through a shared suite). */
 const BROWSER = /helpers\/browser\.ts|playwright-core/;
 /** Whether `file`, or a module it imports from its own folder (a shared suite), drives Chromium. */
@@ -72,30 +71,26 @@ function drivesBrowser(file) {
 		return fs.existsSync(local) && BROWSER.test(fs.readFileSync(local, "utf8"));
 	});
 }
-const ALONE = /^\/\/ Runs alone in its process: (.*)$/m;
 /**
- * Why a file must have a process to itself (it asserts on the whole process: the modules it
- * loaded, its peak memory), or undefined.
+ * The reason a file's header gives after `// <label>: `, or undefined without that line. A line
+ * without a reason stops the run.
  */
-function runsAlone(file) {
-	const m = ALONE.exec(fs.readFileSync(file, "utf8"));
+function headerReason(file, label) {
+	const m = new RegExp(`^// ${label}: (.*)$`, "m").exec(fs.readFileSync(file, "utf8"));
 	if (!m) return undefined;
 	if (m[1].trim().length < 10) {
-		console.error(`${file}: "Runs alone in its process:" must say why`);
+		console.error(`${file}: "${label}:" must say why`);
 		process.exit(2);
 	}
 	return m[1].trim();
 }
 /** Why a file runs in one pass only, or undefined when it runs in every pass. */
-function runsOnce(file) {
-	const m = ONCE.exec(fs.readFileSync(file, "utf8"));
-	if (!m) return undefined;
-	if (m[1].trim().length < 10) {
-		console.error(`${file}: "Runs once, not per database:" must say why`);
-		process.exit(2);
-	}
-	return m[1].trim();
-}
+const runsOnce = (file) => headerReason(file, "Runs once, not per database");
+/**
+ * Why a file must have a process to itself (it asserts on the whole process: the modules it
+ * loaded, its peak memory), or undefined.
+ */
+const runsAlone = (file) => headerReason(file, "Runs alone in its process");
 
 const files = (args.length > 0 ? args : findTests("test")).map((f) => path.normalize(f));
 const runs = [];
