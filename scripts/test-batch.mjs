@@ -3,7 +3,9 @@
 // hooks belong to that suite alone, and its failures, counts and time stand under its own name in
 // the TAP stream. Loading the server costs a test process about two core-seconds before its first
 // test (docs/testing.md, "Where the time goes"); small files share that cost here instead of paying
-// it each. Files run one after another, as each file's own tests do.
+// it each. Their tests run one file after another; their modules are all imported at the start
+// (node:test builds every suite as it is declared), so a file does its work in hooks and tests,
+// not at its top level, as the suite's files already do.
 //
 // Usage: node [--import tsx] scripts/test-batch.mjs [--dist] <test/…/x.test.ts>…
 // With --dist each file is imported compiled (dist/test/…/x.test.js), under its source name.
