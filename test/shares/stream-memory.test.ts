@@ -7,6 +7,8 @@
 // level (about 110 MB in the seconds after start, tracked in bench/README.md), and a busy machine
 // makes the growth itself wander (14 to 68 MB in full-suite runs); holding the file would add a
 // gigabyte either way. Full-suite peaks since the idle level came down: 148 and 147 MB.
+//
+// Runs once, not per database: the gigabyte streams from the blob store, the same on either database, which holds one row for the file and is read once before the first byte.
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import crypto from "node:crypto";
