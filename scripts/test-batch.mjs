@@ -22,6 +22,14 @@ const args = process.argv.slice(2);
 const dist = args[0] === "--dist";
 const files = dist ? args.slice(1) : args;
 
+// test/helpers/app.ts waits at its top level (it migrates the SQLite template once). Awaited in a
+// module several files import, such a wait lets their declarations interleave: node:test would put
+// one file's tests and hooks under another's suite. Evaluated here first, it is done before any
+// file's suite is declared. A file alone in its process is left to load it itself (mail-off.test.ts
+// watches every module its process loads). No other module of the suite waits at its top level.
+if (files.length > 1)
+	await import(pathToFileURL(path.resolve(dist ? "dist/test/helpers/app.js" : "test/helpers/app.ts")).href);
+
 for (const file of files) {
 	const target = dist ? path.join("dist", file.replace(/\.ts$/, ".js")) : file;
 	describe(file, { timeout: FILE_TIMEOUT_MS }, async () => {

@@ -5,6 +5,8 @@
 // `svc open 'svc://present?…'` and checks what it receives with POST /api/attestations/verify:
 // verified and key-bound; claims left out show as withheld; declined, nothing is sent; once the
 // attester revokes it, it presents as revoked. Malformed links and refusals are words, not codes.
+//
+// Runs once, not per database: the `svc` command line, a client of two servers over HTTP; offers, presentations and verification run on both databases in attestations/*.test.ts.
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import http from "node:http";

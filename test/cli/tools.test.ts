@@ -6,6 +6,8 @@
 // shares. Also what the first CLI tests left out: a password-gated share read, `vault upload
 // --replace`, SVC_SERVER, --workspace and SVC_WORKSPACE. The owner signs up through `svc login`
 // with a software authenticator (test/helpers/webauthn.ts) instead of a browser.
+//
+// Runs once, not per database: the `svc` command line, a client of the server over HTTP; what it asks of the server runs on both databases in the API's own files.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import crypto from "node:crypto";

@@ -2,6 +2,8 @@
 // at http://localhost:<port>) in headless Chromium: it connects once by polling and once with a
 // code, gets 202 and then its answer, reads the status of its shares and revokes one through its
 // backend; a page on an origin that is no tool's gets no CORS answer.
+//
+// Runs once, not per database: a tool's page in Chromium (CORS, polling); connecting and a tool's reads run on both databases in connections/*.test.ts.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import type { Browser, Page } from "playwright-core";

@@ -3,6 +3,8 @@
 // keyboard is, and axe-core finds no WCAG 2.2 AA violation in English and German, on a phone and
 // a desktop, in the light and the dark colour scheme (and the dark one really is darker). With
 // SCREENSHOTS=1 it writes docs/screenshots/share-page-*.png (`-dark-` for the dark scheme).
+//
+// Runs once, not per database: the share page's look and accessibility in Chromium; its reads are those of formats/*.test.ts and shares/gate-matrix/, which run on both.
 import assert from "node:assert/strict";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";

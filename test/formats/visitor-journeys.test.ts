@@ -5,6 +5,8 @@
 // expiry, a paused one and a revoked one each say what happened and what to do, never a code. In
 // English and German, at 1280 and 390 px, axe-clean and no wider than the screen. With
 // SCREENSHOTS=1 each step is written to docs/screenshots/share-visit-<step>-<lang>-<width>.png.
+//
+// Runs once, not per database: a visitor's journey through share pages in Chromium; the pages reach the database through the same reads as formats/*.test.ts and shares/gate-matrix/, which run on both.
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";

@@ -7,6 +7,7 @@ import path from "node:path";
 import pg from "pg";
 import { type App, type AppDeps, buildApp } from "../../src/app.ts";
 import { type Config, loadConfig } from "../../src/config.ts";
+import { openStore } from "../../src/db/index.ts";
 import { checkAnswers, describeMismatches, type Mismatch, processMismatches } from "./contract.ts";
 import { nextRsaKeyPair } from "./keys.ts";
 
@@ -19,10 +20,36 @@ export interface TestEnv {
 	dispose(): Promise<void>;
 }
 
+/**
+ * SQLite: an empty database with every migration applied, made once per test process (so the
+ * migrations still run in every one) and copied into each env's folder: an app's start then finds
+ * its schema ready instead of migrating again, about a quarter of a core-second an app.
+ */
+const sqliteTemplate = PG_URL ? "" : await migratedSqlite();
+
+async function migratedSqlite(): Promise<string> {
+	const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-template-"));
+	process.on("exit", () => fs.rmSync(dataDir, { recursive: true, force: true }));
+	const store = await openStore({
+		databaseUrl: "",
+		databaseSchema: "",
+		dataDir,
+		sqliteSynchronous: "NORMAL",
+	});
+	await store.destroy();
+	const file = path.join(dataDir, "svc.sqlite");
+	// Closed cleanly, SQLite has folded the write-ahead log into the file and removed it.
+	if (fs.existsSync(`${file}-wal`)) throw new Error(`${file}-wal is left after closing the template`);
+	return file;
+}
+
 /** A config on a fresh, empty database. Two apps built from one env share the database. */
 export function testEnv(overrides: Partial<Config> = {}): TestEnv {
 	const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-test-"));
 	const schema = PG_URL ? `t_${crypto.randomBytes(6).toString("hex")}` : "";
+	if (sqliteTemplate && overrides.dataDir === undefined && !overrides.databaseUrl) {
+		fs.copyFileSync(sqliteTemplate, path.join(dataDir, "svc.sqlite"));
+	}
 	const config = loadConfig(
 		{ LOG_LEVEL: process.env.LOG_LEVEL ?? "silent" },
 		{ dataDir, databaseUrl: PG_URL, databaseSchema: schema, ...overrides },

@@ -4,6 +4,8 @@
 // openid-client; the service then reads the entry through the grant. The page runs under its CSP
 // without a console error, and axe-core finds no WCAG 2.2 AA violation in English and German,
 // before and after the sign-in. With SCREENSHOTS=1 it writes docs/screenshots/oidc-*.png.
+//
+// Runs once, not per database: the sign-in page in Chromium with openid-client; the provider's codes, tokens and claims run on both databases in oidc/provider.test.ts.
 import assert from "node:assert/strict";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";

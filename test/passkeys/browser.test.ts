@@ -1,5 +1,7 @@
 // End to end in headless Chromium with a CDP virtual authenticator (ctap2, internal, resident keys,
 // user verification): sign up on /passkey, sign in, capture the svc://auth result, redeem the code.
+//
+// Runs once, not per database: the ceremonies in Chromium's virtual authenticator; the same ceremonies run on both databases with a software authenticator (passkeys/*.test.ts).
 import assert from "node:assert/strict";
 import crypto from "node:crypto";
 import { after, before, describe, test } from "node:test";

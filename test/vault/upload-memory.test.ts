@@ -8,6 +8,8 @@
 //    @peculiar/x509 load on first use only); streaming adds a constant ~30 MB whatever the size.
 //    Run through tsx instead, the loader's own thread alone adds ~35 MB, which is why the test
 //    measures the compiled server.
+//
+// Runs once, not per database: the bytes stream into the blob store whatever the database, which gets the file's one row after the last byte.
 import assert from "node:assert/strict";
 import crypto from "node:crypto";
 import fs from "node:fs";
