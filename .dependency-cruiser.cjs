@@ -1,7 +1,12 @@
-// Layer rules of the house (docs/architecture.md "Layers"), checked by `npm run check`:
-// lib/ is a leaf; db/ stands on lib/; http/ on lib/ and db/; features meet only through each
-// other's service module; the collections framework is registered into and imports no feature;
-// no cycles, type-only imports included.
+// Layer rules of the house (docs/architecture.md "Layers"), checked by `npm run check` over src/,
+// cli/, web/ and bench/: lib/ is a leaf; db/ stands on lib/; http/ on lib/ and db/; features meet
+// only through each other's service module and never reach the wiring floor; the worker runs
+// plain functions and imports no feature; the collections framework is registered into and imports
+// no feature; the command line reaches features only through the wiring floor's faces, and its
+// device commands are clients; the console imports only what the server publishes for browsers;
+// the benchmarks reach features only through their service modules; nothing of the product imports
+// a test or a benchmark; no cycles, type-only imports included. test/foundation/layer-rules.test.ts
+// plants one import per rule and sees each refused.
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
 	forbidden: [
@@ -34,6 +39,24 @@ module.exports = {
 			to: { path: "^src/(features|worker|app\\.ts|main\\.ts)" },
 		},
 		{
+			name: "features-never-reach-the-wiring",
+			comment:
+				"A feature is registered by the wiring floor (app.ts, background.ts, admin.ts) and run by the worker; it imports none of them.",
+			severity: "error",
+			from: { path: "^src/features/" },
+			to: {
+				path: "^src/(worker/|app\\.ts$|background\\.ts$|admin\\.ts$|main\\.ts$|start-banner\\.ts$|startup-heap\\.ts$)",
+			},
+		},
+		{
+			name: "worker-imports-no-feature",
+			comment:
+				"src/worker/ runs the passes and sweeps background.ts hands it: it imports lib/ only (and itself).",
+			severity: "error",
+			from: { path: "^src/worker/" },
+			to: { path: "^src/", pathNot: "^src/(worker|lib)/" },
+		},
+		{
 			name: "collections-imports-no-feature",
 			comment: "The collections framework is registered into by the features; it imports none of them.",
 			severity: "error",
@@ -52,10 +75,52 @@ module.exports = {
 			},
 		},
 		{
+			name: "cli-reaches-features-through-the-wiring",
+			comment:
+				"The command line runs the app (app.ts) and the operator's acts (admin.ts); it never imports a feature's module.",
+			severity: "error",
+			from: { path: "^cli/" },
+			to: { path: "^src/features/" },
+		},
+		{
+			name: "device-commands-are-clients",
+			comment:
+				"`svc` on an owner's device talks to a server over HTTP: it imports the shared lib/ and the error codes, never the server.",
+			severity: "error",
+			from: { path: "^cli/device/" },
+			to: { path: "^src/", pathNot: "^src/(lib/|http/errors\\.ts$)" },
+		},
+		{
+			name: "console-imports-what-is-published",
+			comment:
+				"The console runs in browsers: of the server it imports only the modules published for it (app links and their parts, the share statuses), which import nothing else.",
+			severity: "error",
+			from: { path: "^web/" },
+			to: {
+				path: "^src/",
+				pathNot: "^src/lib/(app-links|app-link-parts|credential-links|signin-link|share-status)\\.ts$",
+			},
+		},
+		{
+			name: "bench-reaches-features-through-services",
+			comment:
+				"A benchmark drives the app and seeds data through each feature's service.ts, as other features do.",
+			severity: "error",
+			from: { path: "^bench/" },
+			to: { path: "^src/features/", pathNot: "^src/features/[^/]+/service\\.ts$" },
+		},
+		{
+			name: "product-never-imports-tests-or-bench",
+			comment: "src/, cli/ and web/ never import test/ or bench/ code.",
+			severity: "error",
+			from: { path: "^(src|cli|web)/" },
+			to: { path: "^(test|bench)/" },
+		},
+		{
 			name: "no-cycles",
 			comment: "No import cycles, type-only imports included.",
 			severity: "error",
-			from: { path: "^(src|cli)/" },
+			from: { path: "^(src|cli|web|bench)/" },
 			to: { circular: true },
 		},
 	],

@@ -162,10 +162,10 @@ try {
 
 	// Delivery: the same loop the server runs (passes back to back while they come back full).
 	const t1 = performance.now();
-	app.outbox.start(1000);
+	app.background.start(1000);
 	await done;
 	const delivery = performance.now() - t1;
-	await app.outbox.stop();
+	await app.background.stop();
 
 	const dbName = values.pg ? "PostgreSQL" : "SQLite";
 	console.log(

@@ -20,7 +20,7 @@ import { parseArgs } from "node:util";
 import { Worker } from "node:worker_threads";
 import zlib from "node:zlib";
 import type { JWK } from "jose";
-import { StatusListCache } from "../src/features/attestations/status-list-reader.ts";
+import { StatusListCache } from "../src/features/attestations/service.ts";
 import { makeApp } from "../test/helpers/app.ts";
 import { startDns } from "../test/helpers/dns.ts";
 import { buildAccount, createIdentity } from "../test/helpers/factories.ts";

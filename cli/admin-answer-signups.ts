@@ -12,7 +12,7 @@ export async function adminAnswerSignups(args: string[]): Promise<number> {
 	}
 	const config = loadConfig(process.env);
 	const { openStore } = await import("../src/db/index.ts");
-	const { answerSignupCounts } = await import("../src/features/requests/service.ts");
+	const { answerSignupCounts } = await import("../src/admin.ts");
 	const store = await openStore(config);
 	try {
 		const rows = await answerSignupCounts(store.db, Date.now());

@@ -3,10 +3,9 @@
 // built (never listening) so the workspace deletion hooks of every feature run, as they do for a
 // request.
 import { parseArgs } from "node:util";
+import { accountByEmail, deleteAccount } from "../src/admin.ts";
 import { buildApp } from "../src/app.ts";
 import { loadConfig } from "../src/config.ts";
-import { deleteAccount } from "../src/features/accounts/deletion.ts";
-import { accountByEmail } from "../src/features/accounts/service.ts";
 
 export const DELETE_ACCOUNT_USAGE =
 	"  svc admin delete-account --email <email> --yes   delete an account, its personal workspace and its memberships\n";

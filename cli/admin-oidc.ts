@@ -1,9 +1,10 @@
 // `svc admin oidc-rotate`: adds an ID-token signing key that signs from now on (docs/api.md "OpenID
 // Connect provider"). The JWKS keeps the newest 20 keys, so tokens signed by the key before still
 // verify; every node reads the key list again within a minute.
+
+import { MAX_KEYS, OIDC_KEYS, rotateKey } from "../src/admin.ts";
 import { buildApp } from "../src/app.ts";
 import { loadConfig } from "../src/config.ts";
-import { MAX_KEYS, OIDC_KEYS, rotateKey } from "../src/features/server/certified-keys.ts";
 
 export const OIDC_USAGE =
 	"  svc admin oidc-rotate             add an OpenID Connect signing key that signs from now on\n";

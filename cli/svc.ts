@@ -45,9 +45,7 @@ async function adminTicket(args: string[]): Promise<number> {
 		return 2;
 	}
 	const { openStore } = await import("../src/db/index.ts");
-	const { issueOperatorTicket, relyingParty, ticketUrl } = await import(
-		"../src/features/passkeys/service.ts"
-	);
+	const { issueOperatorTicket, queueTicketMail, relyingParty, ticketUrl } = await import("../src/admin.ts");
 	const store = await openStore(config);
 	try {
 		const issued = await issueOperatorTicket(store.db, values.email, Date.now());
@@ -58,7 +56,6 @@ async function adminTicket(args: string[]): Promise<number> {
 		);
 		const url = ticketUrl(relyingParty(config), issued.ticket);
 		if (values.send) {
-			const { queueTicketMail } = await import("./admin-ticket-mail.ts");
 			const kind = issued.kind === "signup" ? "signup" : "add";
 			const id = await queueTicketMail(
 				config,

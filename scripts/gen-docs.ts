@@ -1,11 +1,13 @@
-// Regenerates the tables that are derived from code: the README's configuration table, and the
-// error-code and permission tables of docs/api.md. `--check` fails when a file has drifted.
+// Regenerates the tables that are derived from code: the README's configuration table, the
+// error-code, permission and collection tables of docs/api.md, and the table owners of
+// docs/architecture.md (from the ownership test's list). `--check` fails when a file has drifted.
 import fs from "node:fs";
 import { collections } from "../src/app.ts";
 import { options } from "../src/config.ts";
 import { collectionTables } from "../src/features/collections/docs.ts";
 import { errorCodes } from "../src/http/errors.ts";
 import { permissions } from "../src/http/permissions.ts";
+import { ownerTable } from "../test/foundation/table-owners.ts";
 
 const cell = (s: string) => s.replaceAll("|", "\\|").replaceAll("\n", " ");
 
@@ -49,6 +51,7 @@ const targets: [string, [string, () => string][]][] = [
 			["collections", () => collectionTables(collections.map((c) => c.module))],
 		],
 	],
+	["docs/architecture.md", [["owners", ownerTable]]],
 ];
 
 export function generated(file: string): string {

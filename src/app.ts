@@ -4,6 +4,7 @@ import swagger from "@fastify/swagger";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import Fastify, { type FastifyInstance, LogController } from "fastify";
 import pino from "pino";
+import { backgroundWork } from "./background.ts";
 import { type Config, publicOrigin } from "./config.ts";
 import { openStore, type Store } from "./db/index.ts";
 import { accountRoutes } from "./features/accounts/routes.ts";
@@ -72,7 +73,9 @@ import type { BlobStore } from "./lib/blob-store.ts";
 import { openBlobStore } from "./lib/blob-store-config.ts";
 import { type Clock, systemClock } from "./lib/clock.ts";
 import { requestId } from "./lib/crypto.ts";
+import { createOutboundClient, type OutboundClient } from "./lib/outbound.ts";
 import { createStamper, type Stamper } from "./lib/stamp/index.ts";
+import type { Background } from "./worker/background.ts";
 
 declare module "fastify" {
 	interface FastifyInstance {
@@ -88,6 +91,11 @@ declare module "fastify" {
 		mail: Mailer | undefined;
 		/** Prometheus metrics when METRICS_PORT is set (its listener started by the process). */
 		metrics: Metrics | undefined;
+		/**
+		 * The outbox passes and sweeps (src/background.ts): `start()` in the server process,
+		 * `drainOnce(now)` in tests.
+		 */
+		background: Background;
 		/** Every route registered, for the OpenAPI completeness test and the bench. */
 		routeList: { method: string; url: string; hidden: boolean }[];
 	}
@@ -238,7 +246,15 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
 		await registerOpenApi(app);
 		await registerRateLimit(app, config);
 
-		await registerFeatures(app, deps);
+		const callbacks = createOutboundClient({
+			allowPrivate: config.allowPrivateCallbacks,
+			dnsServers: config.dnsServers,
+			timeoutMs: deps.callbackTimeoutMs,
+		});
+		await registerFeatures(app, callbacks);
+		const background = await backgroundWork(app, { callbacks, smtpTimeouts: deps.smtpTimeouts });
+		app.decorate("background", background);
+		app.addHook("onClose", () => background.close());
 		if (deps.extend) await deps.extend(app);
 		app.get("/api/openapi.json", { schema: { hide: true } }, async () => app.swagger());
 
@@ -296,7 +312,7 @@ async function registerOpenApi(app: App): Promise<void> {
 }
 
 /** Every feature's routes, in order (the OpenAPI document lists them so). */
-async function registerFeatures(app: App, deps: AppDeps): Promise<void> {
+async function registerFeatures(app: App, callbacks: OutboundClient): Promise<void> {
 	await app.register(serverRoutes);
 	await app.register(identityRoutes);
 	await app.register(challengeRoutes);
@@ -310,10 +326,10 @@ async function registerFeatures(app: App, deps: AppDeps): Promise<void> {
 	await app.register(fileRoutes);
 	await app.register(transferRoutes);
 	await app.register(requestRoutes);
-	await app.register(callbackRoutes, { timeoutMs: deps.callbackTimeoutMs });
+	await app.register(callbackRoutes, { client: callbacks });
 	if (app.mail) {
 		const { mailRoutes } = await import("./features/mail/routes.ts");
-		await app.register(mailRoutes, { mailer: app.mail, timeouts: deps.smtpTimeouts });
+		await app.register(mailRoutes, { mailer: app.mail });
 	}
 	await app.register(shareRoutes);
 	await app.register(connectionRoutes);

@@ -21,8 +21,8 @@ export async function serve(env = process.env): Promise<void> {
 	}
 	const app = await buildApp(config);
 	await app.listen({ port: config.port, host: config.host });
-	// Callback deliveries: the outbox loop runs in the server process only (tests drive drainOnce).
-	app.outbox.start();
+	// The outbox loop and the sweeps run in the server process only (tests drive drainOnce).
+	app.background.start();
 	// Metrics on their own listener (METRICS_HOST:METRICS_PORT), when configured.
 	await app.metrics?.listen();
 	app.log.info(

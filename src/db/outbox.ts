@@ -12,8 +12,8 @@ import {
 	sql,
 	type Transaction,
 } from "kysely";
-import type { Dialect } from "./index.ts";
 import type { Database } from "./schema.ts";
+import type { Dialect } from "./store.ts";
 
 /** The tables kept as a leased outbox; each has the columns of `LeasedRow`. */
 export type OutboxName = "outbox" | "peer_events" | "mail_outbox";

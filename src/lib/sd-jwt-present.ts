@@ -3,7 +3,7 @@
 // identity key covers the audience (the service's origin), the nonce and `sd_hash`, the hash of
 // exactly the issuer JWT and disclosures presented. Made with @sd-jwt/sd-jwt-vc; the signature is
 // the caller's (a device key never leaves its device), in the JWS ES256 form (r||s, base64url).
-import { sdJwtLibrary } from "./credential.ts";
+import { sdJwtLibrary } from "./sd-jwt.ts";
 
 export interface PresentOptions {
 	/** Names of the claims to disclose; every other claim stays a digest. */

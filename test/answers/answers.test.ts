@@ -47,7 +47,7 @@ beforeEach(() => {
 	receiver.received.length = 0;
 });
 
-const drain = () => app.outbox.drainOnce(clock.now());
+const drain = () => app.background.drainOnce(clock.now());
 
 async function makeRequest(body: Record<string, unknown> = {}) {
 	const res = await app.inject({

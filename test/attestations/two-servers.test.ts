@@ -12,7 +12,7 @@ import type { AddressInfo } from "node:net";
 import { after, before, describe, test } from "node:test";
 import { openStore, type Store } from "../../src/db/index.ts";
 import { createAccount, createSession } from "../../src/features/accounts/service.ts";
-import { buildPresentation } from "../../src/features/attestations/present.ts";
+import { buildPresentation } from "../../src/lib/sd-jwt-present.ts";
 import { makeApp, type TestApp, type TestEnv, testEnv } from "../helpers/app.ts";
 import { freePort } from "../helpers/browser.ts";
 import { type DeviceKey, deviceKey } from "../helpers/device-key.ts";

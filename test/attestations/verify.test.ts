@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import crypto from "node:crypto";
 import { after, before, describe, test } from "node:test";
 import { decodeProtectedHeader, SignJWT } from "jose";
-import { buildPresentation } from "../../src/features/attestations/present.ts";
+import { buildPresentation } from "../../src/lib/sd-jwt-present.ts";
 import { makeApp, type TestApp } from "../helpers/app.ts";
 import { type DeviceKey, deviceKey } from "../helpers/device-key.ts";
 import { buildAccount, createIdentity, type TestAccount } from "../helpers/factories.ts";

@@ -85,7 +85,7 @@ async function notifications(on = app, who = owner) {
 	return res.json().items as { title: string; body: string; data: Record<string, unknown> }[];
 }
 
-const drain = (on = app) => on.outbox.drainOnce(clock.now());
+const drain = (on = app) => on.background.drainOnce(clock.now());
 
 describe("what is delivered", () => {
 	test("a submission: POST once, JSON with every member, X-Svc-Request naming the request", async () => {
@@ -442,7 +442,11 @@ describe("the address policy at connect time", () => {
 				{ requestId: r.id, responseId: "rebind", data: {} },
 				clock.now(),
 			)) as string;
-			assert.deepEqual(await strict.outbox.drainOnce(clock.now()), { delivered: 0, retrying: 0, failed: 1 });
+			assert.deepEqual(await strict.background.drainOnce(clock.now()), {
+				delivered: 0,
+				retrying: 0,
+				failed: 1,
+			});
 			assert.equal(receiver.received.length, 0);
 			assert.match(
 				(await row(id, strict)).last_error ?? "",

@@ -81,7 +81,7 @@ test(`two workers on one ${dialect} database deliver each row exactly once`, asy
 		if (held.push(res) === 1) void openOnceTwoHold();
 	};
 	const pass = (app: App) =>
-		app.outbox.drainOnce(clock.now()).finally(() => {
+		app.background.drainOnce(clock.now()).finally(() => {
 			ended++;
 		});
 	const passes = await Promise.all([pass(one), pass(two), pass(one), pass(two)]);

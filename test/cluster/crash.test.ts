@@ -342,7 +342,7 @@ describe("kill -9 while a retried grant event is in flight", () => {
 		const clock = new ManualClock(Date.now() + 61_000);
 		const app = await buildApp(s.env.config, { clock });
 		try {
-			assert.deepEqual(await app.outbox.drainOnce(clock.now()), { delivered: 2, retrying: 0, failed: 0 });
+			assert.deepEqual(await app.background.drainOnce(clock.now()), { delivered: 2, retrying: 0, failed: 0 });
 		} finally {
 			await app.close();
 		}

@@ -40,7 +40,7 @@ describe("mail in the console", { timeout: 900_000 }, () => {
 	/** One outbox pass; the messages that arrived in it. */
 	const drain = async () => {
 		const from = smtp.received.length;
-		await server.t.app.outbox.drainOnce(Date.now());
+		await server.t.app.background.drainOnce(Date.now());
 		return smtp.received.slice(from);
 	};
 	/** A fresh verify link for the account, through a real mail. */

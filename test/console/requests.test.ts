@@ -178,7 +178,7 @@ describe("requests and answering in the console", { timeout: 600_000 }, () => {
 		assert.match(String(await main.textContent()), /revoke/i);
 
 		// The submission reaches the callback (the test drives the outbox itself).
-		await server.t.app.outbox.drainOnce(Date.now());
+		await server.t.app.background.drainOnce(Date.now());
 		const submission = receiver.received.find((r) => r.json().responseId && !r.json().test);
 		assert.ok(submission, "a submission was delivered");
 		assert.deepEqual(submission.json().data, { "full-name": "Bob Builder" }, "typed values only");

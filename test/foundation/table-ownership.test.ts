@@ -10,55 +10,7 @@ import path from "node:path";
 import { test } from "node:test";
 import ts from "typescript";
 import type { Database } from "../../src/db/schema.ts";
-
-/** Each table's owning feature: the folder under src/features whose code alone writes it. */
-const OWNER: Record<keyof Database, string> = {
-	server_keys: "server",
-	accounts: "accounts",
-	sessions: "accounts",
-	workspaces: "workspaces",
-	members: "workspaces",
-	invitations: "invitations",
-	passkeys: "passkeys",
-	passkey_ceremonies: "passkeys",
-	passkey_codes: "passkeys",
-	passkey_tickets: "passkeys",
-	api_keys: "apikeys",
-	identities: "identity",
-	identity_tombstones: "identity",
-	challenges: "challenges",
-	sections: "vault",
-	records: "vault",
-	templates: "vault",
-	file_tokens: "vault",
-	notifications: "notifications",
-	notification_settings: "notifications",
-	links: "shares",
-	link_records: "shares",
-	link_sections: "shares",
-	link_tokens: "shares",
-	link_reads: "shares",
-	requests: "requests",
-	request_answers: "answers",
-	grant_tokens: "grants",
-	peer_events: "grants",
-	outbox: "callbacks",
-	connections: "connections",
-	connection_tokens: "connections",
-	connection_grants: "connections",
-	oidc_requests: "oidc",
-	oidc_codes: "oidc",
-	oidc_tokens: "oidc",
-	oidc_links: "oidc",
-	attestations: "attestations",
-	status_entries: "attestations",
-	verify_nonces: "attestations",
-	credentials: "attestations",
-	mail_outbox: "mail",
-	mail_counters: "mail",
-	notice_mails: "notifications",
-	email_verifications: "accounts",
-};
+import { OWNER } from "./table-owners.ts";
 
 const FEATURES = path.resolve("src/features");
 const WRITES = new Set(["insertInto", "updateTable", "deleteFrom", "replaceInto", "mergeInto"]);

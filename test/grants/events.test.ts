@@ -113,7 +113,7 @@ describe("signed grant event batches between two servers", () => {
 			headers: { "content-type": "application/json" },
 			body: JSON.stringify(body),
 		});
-	const drain = () => resp.app.outbox.drainOnce(Date.now());
+	const drain = () => resp.app.background.drainOnce(Date.now());
 	/** resp.test as a signer of batches. */
 	const me = () => ({ domain: RESP, rootKey: resp.app.rootKey });
 	const pendingEvents = () =>
@@ -263,7 +263,11 @@ describe("signed grant event batches between two servers", () => {
 			[[REQ, a.grantId, "grant.expired", "expired", expiresAt]],
 		);
 		// Sent at the sweep's time (two seconds ahead of the requester's clock, within its skew).
-		assert.deepEqual(await resp.app.outbox.drainOnce(expiresAt), { delivered: 1, retrying: 0, failed: 0 });
+		assert.deepEqual(await resp.app.background.drainOnce(expiresAt), {
+			delivered: 1,
+			retrying: 0,
+			failed: 0,
+		});
 		const expired = await waitFor("grant.expired", () => callbacks(a.responseId, "grant.expired")[0]);
 		assert.deepEqual(expired, {
 			event: "grant.expired",
@@ -415,14 +419,14 @@ describe("signed grant event batches between two servers", () => {
 			assert.doesNotMatch(problem.detail, /_svc|TXT|DNS did not|resolves|refused|timed out/);
 			await onResp("PATCH", `/api/collections/records/records/${a.nameRecord}`, { value: "Ada L." });
 			const t0 = Date.now();
-			assert.deepEqual(await resp.app.outbox.drainOnce(t0), { delivered: 0, retrying: 1, failed: 0 });
+			assert.deepEqual(await resp.app.background.drainOnce(t0), { delivered: 0, retrying: 1, failed: 0 });
 			const [row] = await pendingEvents();
 			assert.equal(row?.state, "pending");
 			assert.equal(row?.last_status, 503);
 			assert.match(row?.last_error ?? "", /peer_key_unavailable/);
 			assert.equal(row?.next_attempt, t0 + 30_000);
 			// Not due before its time.
-			assert.deepEqual(await resp.app.outbox.drainOnce(t0 + 29_999), {
+			assert.deepEqual(await resp.app.background.drainOnce(t0 + 29_999), {
 				delivered: 0,
 				retrying: 0,
 				failed: 0,

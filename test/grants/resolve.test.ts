@@ -170,9 +170,18 @@ describe("POST /api/grants/resolve", () => {
 	test("a wrong token costs the same work as a right one up to the compare (constant-time)", async () => {
 		// Not a timing measurement (a loaded machine makes those flaky): the code path is asserted
 		// through the stand-in compare, which is what keeps an unknown grant as slow as a wrong token.
-		const src = await import("node:fs/promises").then((fs) =>
-			fs.readFile(path.join(REPO_ROOT, "src/features/grants/resolve.ts"), "utf8"),
+		// The check is written once, in the gate module; the bulk read, a grant's file and userinfo
+		// all call it, and none compares a token itself.
+		const read = (file: string) =>
+			import("node:fs/promises").then((fs) => fs.readFile(path.join(REPO_ROOT, file), "utf8"));
+		assert.match(
+			await read("src/features/shares/gates.ts"),
+			/safeEqual\(sha256Hex\(token\), row\?\.token_hash \?\? NO_GRANT\)/,
 		);
-		assert.match(src, /safeEqual\(sha256Hex\(ask\.token\), row\?\.token_hash \?\? STAND_IN\)/);
+		for (const file of ["src/features/grants/resolve.ts", "src/features/grants/files.ts"]) {
+			const src = await read(file);
+			assert.match(src, /passGrantToken\(row, (ask\.)?token, now\)/, file);
+			assert.doesNotMatch(src, /token_hash/, `${file} compares a grant token itself`);
+		}
 	});
 });

@@ -10,7 +10,7 @@ await app.listen({ port: config.port, host: process.env.HOST ?? "127.0.0.1" });
 const address = app.server.address();
 const port = typeof address === "object" && address ? address.port : config.port;
 // The delivery loop, as src/main.ts runs it, for tests that watch deliveries arrive.
-if (process.env.SVC_TEST_OUTBOX === "1") app.outbox.start();
+if (process.env.SVC_TEST_OUTBOX === "1") app.background.start();
 if (app.metrics) process.stdout.write(`metrics ${await app.metrics.listen()}\n`);
 process.stdout.write(`listening ${port}\n`);
 const stop = () => {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import crypto from "node:crypto";
 import { after, before, describe, test } from "node:test";
-import { isForeignKeyViolation } from "../../src/features/collections/fields.ts";
+import { isForeignKeyViolation } from "../../src/db/errors.ts";
 import {
 	checkIdentityOwnership,
 	createIdentity,

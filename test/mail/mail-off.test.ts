@@ -99,7 +99,7 @@ test("mail off: the switches stay off, an invitation cannot ask for mail, the ma
 		const res = await t.app.inject({ method: "POST", url, headers: owner.headers, payload: {} });
 		assert.equal(res.statusCode, 404, url);
 	}
-	await t.app.outbox.drainOnce(t.app.clock.now());
+	await t.app.background.drainOnce(t.app.clock.now());
 	const rows = await t.app.store.db.selectFrom("mail_outbox").select("id").execute();
 	assert.equal(rows.length, 0);
 });

@@ -44,7 +44,7 @@ after(async () => {
 /** One outbox pass; answers the messages that arrived during it. */
 async function drain(): Promise<Received[]> {
 	const from = smtp.received.length;
-	await t.app.outbox.drainOnce(clock.now());
+	await t.app.background.drainOnce(clock.now());
 	return smtp.received.slice(from);
 }
 

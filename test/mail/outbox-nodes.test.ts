@@ -52,7 +52,7 @@ describe("a restart with the SMTP server down", () => {
 		});
 		assert.equal(sent.statusCode, 202, sent.body);
 		const id = sent.json().id as string;
-		const pass = await first.outbox.drainOnce(clock.now());
+		const pass = await first.background.drainOnce(clock.now());
 		assert.equal(pass.retrying, 1);
 		const row = await first.store.db
 			.selectFrom("mail_outbox")
@@ -70,7 +70,7 @@ describe("a restart with the SMTP server down", () => {
 		const second = await buildApp(env.config, { clock, smtpTimeouts: timeouts });
 		apps.push(second);
 		clock.advance(30_000);
-		const again = await second.outbox.drainOnce(clock.now());
+		const again = await second.background.drainOnce(clock.now());
 		assert.equal(again.delivered, 1);
 		const [got] = await smtp.waitFor(1);
 		assert.ok(got);

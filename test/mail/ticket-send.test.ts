@@ -63,7 +63,7 @@ test("--send queues the ticket as a mail the server sends, in English and in Ger
 
 	const app = await buildApp(config);
 	try {
-		await app.outbox.drainOnce(app.clock.now());
+		await app.background.drainOnce(app.clock.now());
 		const got = await smtp.waitFor(2);
 		const first = got.find((m) => m.to[0] === "first@example.org");
 		const second = got.find((m) => m.to[0] === "zweite@example.org");

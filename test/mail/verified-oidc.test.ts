@@ -94,7 +94,7 @@ async function idToken(): Promise<Record<string, unknown>> {
 
 test("a sign-up is mailed a verify link; once opened, the ID token says email_verified: true", async () => {
 	await person.signup("grace@example.org", { name: "Grace" });
-	await t.app.outbox.drainOnce(Date.now());
+	await t.app.background.drainOnce(Date.now());
 	const [got] = await smtp.waitFor(1);
 	assert.ok(got);
 	assert.deepEqual(got.to, ["grace@example.org"]);

@@ -7,8 +7,9 @@
 // with the identity key, and posts `{presentation, state}` to the service's `response_uri`.
 // Declined, nothing is sent. Off a terminal without --yes (the desktop's link handler), the
 // console's screen for the link is opened in the browser instead.
-import { buildPresentation } from "../../../src/features/attestations/present.ts";
+
 import type { OfferLink, PresentRequest } from "../../../src/lib/app-links.ts";
+import { buildPresentation } from "../../../src/lib/sd-jwt-present.ts";
 import { Api } from "../api.ts";
 import { openBrowser } from "../browser.ts";
 import type { Context } from "../command.ts";

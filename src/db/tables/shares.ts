@@ -1,12 +1,13 @@
 // Shares (links), what they grant, their one-time tokens and their read log.
 // Typed tables; the conventions (times, booleans, JSON) are in ../schema.ts.
+import type { ShareStatus } from "../../lib/share-status.ts";
 
 export interface LinkTable {
 	id: string;
 	workspace: string;
 	slug: string;
 	label: string;
-	status: "active" | "paused" | "revoked" | "expired";
+	status: ShareStatus;
 	password_hash: string | null;
 	max_views: number | null;
 	view_count: number;

@@ -20,6 +20,8 @@ import * as store from "./store.ts";
 type Db = Kysely<Database> | Transaction<Database>;
 
 const SWEEP_BATCH = 500;
+/** How often the server process sweeps answers past their expiry (src/background.ts). */
+export const ANSWER_SWEEP_MS = 60_000;
 
 async function announce(db: Db, linkId: string, event: GrantEventName, status: string, now: number) {
 	const answer = await store.answerOfLink(db, linkId);

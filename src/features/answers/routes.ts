@@ -7,7 +7,7 @@ import { contentDisposition } from "../../lib/sniff.ts";
 import { answerFile, createRemoteReader } from "../grants/service.ts";
 import { requestLinks } from "./collected.ts";
 import { answersCsv } from "./export.ts";
-import { onWorkspaceDeleted, registerAnswerHooks, sweepExpiredAnswers } from "./grant-events.ts";
+import { onWorkspaceDeleted, registerAnswerHooks } from "./grant-events.ts";
 import { MAX_VALUE_LENGTH, submitAnswer } from "./submit.ts";
 
 const AnswerBody = Type.Object(
@@ -90,8 +90,6 @@ const Collected = Type.Object({
 	updated: Type.String({ format: "date-time" }),
 });
 
-const SWEEP_MS = 60_000;
-
 export const answerRoutes: FastifyPluginAsyncTypebox = async (app) => {
 	const db = app.store.db;
 	const readRemote = createRemoteReader(
@@ -106,14 +104,6 @@ export const answerRoutes: FastifyPluginAsyncTypebox = async (app) => {
 	app.workspaceHooks.onWorkspaceDeleted.push((trx, workspaceId, now) =>
 		onWorkspaceDeleted(trx, workspaceId, now),
 	);
-
-	const sweep = setInterval(() => {
-		sweepExpiredAnswers(db, app.grantHooks, app.clock.now()).catch((err) =>
-			app.log.warn({ err }, "answer expiry sweep failed"),
-		);
-	}, SWEEP_MS);
-	sweep.unref();
-	app.addHook("onClose", async () => clearInterval(sweep));
 
 	app.post(
 		"/api/public/requests/:slug",

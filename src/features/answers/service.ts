@@ -6,9 +6,11 @@ import type { Kysely, Transaction } from "kysely";
 import type { Database, RequestAnswerTable } from "../../db/schema.ts";
 import { notifyAnswerRevoked } from "./grant-events.ts";
 import { notifyAnswered } from "./notices.ts";
+import * as store from "./store.ts";
 
 export type { RemoteReader, RemoteValue } from "./collected.ts";
 export { localProof, type OpenRequest, passRequestGates, type RequestGateInput } from "./gates.ts";
+export { ANSWER_SWEEP_MS, sweepExpiredAnswers } from "./grant-events.ts";
 export { type AnswerInput, checkValue, keepMinted, MAX_VALUE_LENGTH, plan } from "./submit.ts";
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -65,11 +67,13 @@ export function remoteAnswerOf(db: Db, server: string, grantId: string) {
  * creation kept; the requester hears of it in-app as of a local answer.
  */
 export async function keepRemoteAnswer(db: Db, row: RequestAnswerTable, exists: boolean): Promise<void> {
-	if (!exists) {
-		await db.insertInto("request_answers").values(row).execute();
-	} else {
-		const { id, created: _created, ...changes } = row;
-		await db.updateTable("request_answers").set(changes).where("id", "=", id).execute();
-	}
+	await store.writeAnswer(db, row, exists);
 	await notifyAnswered(db, row.id, exists, row.updated);
+}
+
+/** The row of an answer kept on the responder's server (answers/store.ts's `answerRow`). */
+export function remoteAnswerRow(
+	answer: Omit<Extract<Parameters<typeof store.answerRow>[0], { kind: "remote" }>, "kind">,
+): RequestAnswerTable {
+	return store.answerRow({ kind: "remote", ...answer });
 }

@@ -15,12 +15,53 @@ export function findAnswer(db: Db, requestId: string, accountId: string) {
 		.executeTakeFirst();
 }
 
-export function insertAnswer(db: Db, row: RequestAnswerTable) {
-	return db.insertInto("request_answers").values(row).execute();
+/** The columns both kinds of answer set. */
+type AnswerCommon = Pick<
+	RequestAnswerTable,
+	"id" | "request" | "identity" | "identifier" | "sender_name" | "created" | "updated"
+>;
+
+/**
+ * An answer's row, the one place its columns are named: kept here (`local`: the responder's account
+ * and workspace, values typed and records linked) or on the responder's server (`remote`: the
+ * grant and its keys, never a value, active until a signed event says otherwise).
+ */
+export function answerRow(
+	answer: AnswerCommon &
+		(
+			| ({ kind: "local" } & Pick<
+					RequestAnswerTable,
+					"account" | "workspace" | "data" | "minted" | "entries"
+			  >)
+			| ({ kind: "remote" } & Pick<RequestAnswerTable, "server" | "grant_id" | "grant_token" | "grant_keys">)
+		),
+): RequestAnswerTable {
+	const none = {
+		account: null,
+		workspace: null,
+		data: "{}",
+		server: null,
+		minted: "{}",
+		entries: "{}",
+		grant_id: null,
+		grant_token: null,
+		grant_keys: null,
+		remote_status: null,
+		remote_at: null,
+	};
+	const { kind, ...columns } = answer;
+	if (kind === "local") return { ...none, ...columns };
+	return { ...none, ...columns, remote_status: "active", remote_at: answer.updated };
 }
 
-export function updateAnswer(db: Db, id: string, changes: Partial<RequestAnswerTable>) {
-	return db.updateTable("request_answers").set(changes).where("id", "=", id).execute();
+/** Writes an answer's row: new, or over the existing one with the same id, its creation kept. */
+export async function writeAnswer(db: Db, row: RequestAnswerTable, exists: boolean): Promise<void> {
+	if (!exists) {
+		await db.insertInto("request_answers").values(row).execute();
+		return;
+	}
+	const { id, created: _created, ...changes } = row;
+	await db.updateTable("request_answers").set(changes).where("id", "=", id).execute();
 }
 
 /** The answer a link is, with its request's owner; undefined for a link that answers nothing. */

@@ -5,12 +5,13 @@
 // updates, never duplicates. The gates are the request's (gates.ts `passRequestGates`): its
 // status, then the password and handshake gates shares use, in that order.
 import type { Kysely, Transaction } from "kysely";
-import type { Database, RequestAnswerTable } from "../../db/schema.ts";
+import { isForeignKeyViolation } from "../../db/errors.ts";
+import type { Database } from "../../db/schema.ts";
 import type { Caller } from "../../http/auth.ts";
 import { AppError } from "../../http/errors.ts";
 import { newId } from "../../lib/crypto.ts";
 import { enqueueGrantEvent, enqueueSubmission } from "../callbacks/service.ts";
-import { invalidField, isForeignKeyViolation } from "../collections/fields.ts";
+import { invalidField } from "../collections/fields.ts";
 import { isWorkspaceIdentity } from "../identity/service.ts";
 import { renewShare } from "../shares/service.ts";
 import { dropMinted, mintValue, recordKinds, setMintedValue } from "../vault/service.ts";
@@ -223,7 +224,8 @@ export async function submitAnswer(
 				now,
 			);
 
-			const row: RequestAnswerTable = {
+			const row = store.answerRow({
+				kind: "local",
 				id: linkId,
 				request: request.id,
 				account: caller.accountId,
@@ -232,19 +234,12 @@ export async function submitAnswer(
 				identifier,
 				sender_name: senderName,
 				data: JSON.stringify(data),
-				server: null,
 				minted: JSON.stringify(Object.fromEntries(minted)),
 				entries: JSON.stringify(entries),
-				grant_id: null,
-				grant_token: null,
-				grant_keys: null,
-				remote_status: null,
-				remote_at: null,
 				created: existing?.created ?? now,
 				updated: now,
-			};
-			if (existing) await store.updateAnswer(trx, linkId, row);
-			else await store.insertAnswer(trx, row);
+			});
+			await store.writeAnswer(trx, row, existing !== undefined);
 
 			// A new and an updated answer both fire; answering again with other entries is a change.
 			await enqueueSubmission(

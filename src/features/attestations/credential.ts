@@ -4,17 +4,11 @@
 // reference: position and address). Every attested claim is its own disclosure, salted.
 import crypto from "node:crypto";
 import type { AttestationTable } from "../../db/schema.ts";
-import { lazy } from "../../lib/lazy.ts";
+import { sdJwtLibrary } from "../../lib/sd-jwt.ts";
 import type { SigningKey } from "../server/service.ts";
 
 /** What an attested claim may be (service.ts checkClaims): the credential carries it as it is. */
 export type ClaimValue = string | number | boolean;
-
-/** @sd-jwt/sd-jwt-vc and its hasher, loaded when the first credential is issued or presented. */
-export const sdJwtLibrary = lazy(async () => {
-	const [vc, crypto] = await Promise.all([import("@sd-jwt/sd-jwt-vc"), import("@sd-jwt/crypto-nodejs")]);
-	return { SDJwtVcInstance: vc.SDJwtVcInstance, digest: crypto.digest };
-});
 
 /**
  * A disclosure's salt: 128 random bits, base64url (RFC 9901 recommends 128 bits). The library's

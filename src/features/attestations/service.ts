@@ -45,6 +45,8 @@ export const RESERVED = new Set([
 ]);
 
 export type { ClaimValue } from "./credential.ts";
+/** The status-list reader's cache, measured by bench/status-list.ts. */
+export { StatusListCache } from "./status-list-reader.ts";
 
 export interface AttestationInput {
 	workspace: string;

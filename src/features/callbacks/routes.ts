@@ -1,5 +1,5 @@
-// Callbacks: the app's outbound client and outbox worker (stopped with the app; started by
-// src/main.ts), and `POST /api/requests/callback-test`.
+// `POST /api/requests/callback-test`: one sample payload through the client real deliveries use
+// (built with the app's background work, src/background.ts).
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
@@ -7,23 +7,13 @@ import { Type } from "typebox";
 import { requireScope, resolveCaller } from "../../http/auth.ts";
 import { AppError } from "../../http/errors.ts";
 import { errors } from "../../http/schemas.ts";
-import { createOutboundClient } from "../../lib/outbound.ts";
-import { createOutboxWorker, type OutboxWorker } from "../../worker/outbox.ts";
-import { drainPeerEvents } from "../grants/service.ts";
+import type { OutboundClient } from "../../lib/outbound.ts";
 import { testDelivery } from "./attempt.ts";
 import { CALLBACK_URL_MAX } from "./policy.ts";
-import { drainOnce } from "./worker.ts";
-
-declare module "fastify" {
-	interface FastifyInstance {
-		/** The delivery outbox: `drainOnce(now)` for tests, `start()` for the server process. */
-		outbox: OutboxWorker;
-	}
-}
 
 export interface CallbackOptions {
-	/** The total bound of one delivery; 10 s (the spec's) unless a test shortens it. */
-	timeoutMs?: number | undefined;
+	/** The client real deliveries go through (src/background.ts), closed with the app. */
+	client: OutboundClient;
 }
 
 const TestBody = Type.Object(
@@ -68,36 +58,7 @@ async function sessionWithRequestWrite(this: FastifyInstance, request: FastifyRe
 }
 
 const plugin: FastifyPluginAsyncTypebox<CallbackOptions> = async (app, opts) => {
-	const { config } = app;
-	const client = createOutboundClient({
-		allowPrivate: config.allowPrivateCallbacks,
-		dnsServers: config.dnsServers,
-		timeoutMs: opts.timeoutMs,
-	});
-	const deliveries = { db: app.store.db, dialect: app.store.dialect, client, log: app.log };
-	const peerEvents = {
-		db: app.store.db,
-		dialect: app.store.dialect,
-		domain: config.domain,
-		rootKey: app.rootKey,
-		peer: () => ({
-			dnsServers: config.dnsServers,
-			peerOverrides: config.peerOverrides,
-			now: app.clock.now(),
-		}),
-		log: app.log,
-	};
-	const worker = createOutboxWorker({
-		passes: [(now) => drainOnce(deliveries, now), (now) => drainPeerEvents(peerEvents, now)],
-		clock: app.clock,
-		log: app.log,
-	});
-	app.decorate("outbox", worker);
-	app.addHook("onClose", async () => {
-		await worker.stop();
-		await client.close();
-	});
-
+	const { client } = opts;
 	app.post(
 		"/api/requests/callback-test",
 		{

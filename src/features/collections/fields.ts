@@ -38,15 +38,3 @@ export function parseExpiry(value: string, now: number, field = "expiresAt"): nu
 	if (ms <= now) throw invalidField(field, "must be in the future");
 	return ms;
 }
-
-/** SQLite `SQLITE_CONSTRAINT_UNIQUE` / PostgreSQL 23505. */
-export function isUniqueViolation(err: unknown): boolean {
-	const code = (err as { code?: unknown }).code;
-	return code === "SQLITE_CONSTRAINT_UNIQUE" || code === "SQLITE_CONSTRAINT_PRIMARYKEY" || code === "23505";
-}
-
-/** SQLite `SQLITE_CONSTRAINT_FOREIGNKEY` / PostgreSQL 23503. */
-export function isForeignKeyViolation(err: unknown): boolean {
-	const code = (err as { code?: unknown }).code;
-	return code === "SQLITE_CONSTRAINT_FOREIGNKEY" || code === "23503";
-}

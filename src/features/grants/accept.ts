@@ -4,7 +4,8 @@
 // values are checked against the template. Only the grant's address (server and id), token and
 // keys are kept, never its values; the submission callback carries the values as read now.
 import type { Kysely } from "kysely";
-import type { Database, RequestAnswerTable } from "../../db/schema.ts";
+import { isUniqueViolation } from "../../db/errors.ts";
+import type { Database } from "../../db/schema.ts";
 import { AppError } from "../../http/errors.ts";
 import { newId } from "../../lib/crypto.ts";
 import {
@@ -15,10 +16,16 @@ import {
 	resolvePeerKey,
 } from "../../lib/peer.ts";
 import { postPeerJson } from "../../lib/peer-client.ts";
-import { checkValue, keepRemoteAnswer, passRequestGates, remoteAnswerOf } from "../answers/service.ts";
+import {
+	checkValue,
+	keepRemoteAnswer,
+	passRequestGates,
+	remoteAnswerOf,
+	remoteAnswerRow,
+} from "../answers/service.ts";
 import { enqueueGrantEvent, enqueueSubmission } from "../callbacks/service.ts";
 import { verifyChallenge } from "../challenges/service.ts";
-import { invalidField, isUniqueViolation } from "../collections/fields.ts";
+import { invalidField } from "../collections/fields.ts";
 import { fetchPeerStanding, verifyPeerIdentity } from "../identity/service.ts";
 import type { TemplateItem } from "../vault/templates/service.ts";
 import type { GrantValue } from "./resolve.ts";
@@ -184,27 +191,20 @@ export async function acceptRemoteAnswer(deps: AcceptDeps, slug: string, input: 
 				throw invalidField("grant", "already answers another request");
 			}
 			const id = existing?.id ?? newId();
-			const row: RequestAnswerTable = {
+			// Never the values: they stay on the responder's server.
+			const row = remoteAnswerRow({
 				id,
 				request: request.id,
-				account: null,
-				workspace: null,
 				identity: fingerprint ?? null,
 				identifier,
 				sender_name: senderName,
-				// Never the values: they stay on the responder's server.
-				data: "{}",
 				server,
-				minted: "{}",
-				entries: "{}",
 				grant_id: input.grant.id,
 				grant_token: input.grant.token,
 				grant_keys: JSON.stringify(keys),
-				remote_status: "active",
-				remote_at: now,
 				created: existing?.created ?? now,
 				updated: now,
-			};
+			});
 			await keepRemoteAnswer(trx, row, existing !== undefined);
 			await enqueueSubmission(
 				trx,

@@ -31,8 +31,8 @@ export const EVENTS_TYPE = "grant-events-v1";
 export const BATCH_TTL_S = 300;
 /** Events per signed batch: a batch of 500 is about 75 KiB of JSON. */
 export const MAX_EVENTS_PER_BATCH = 500;
-/** Rows claimed per pass; a pass that took them all goes on at once (the worker's rule). */
-const CLAIM = 1000;
+/** Rows claimed per pass; a pass that took as many goes on at once (src/worker/background.ts). */
+export const PEER_EVENTS_PER_PASS = 1000;
 const SEND_TIMEOUT_MS = 10_000;
 
 export interface WireEvent {
@@ -202,7 +202,7 @@ export async function drainPeerEvents(deps: PeerEventDeps, now: number): Promise
 		now,
 		lease,
 		leaseUntil: now + LEASE_MS,
-		limit: CLAIM,
+		limit: PEER_EVENTS_PER_PASS,
 	});
 	const byPeer = new Map<string, PeerEventTable[]>();
 	for (const row of rows) {

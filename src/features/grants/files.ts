@@ -3,7 +3,7 @@
 // `downloadToken` of the answer's share, served by the share's own file route (its gates, and a
 // stamped copy on a watermarked share).
 //   - the responder's half, `POST /api/grants/files`: the grant's holder presents the grant id,
-//     token and key; the grant is checked as the bulk read checks it (resolve.ts) and a token is
+//     token and key; the grant is checked as the bulk read checks it (passGrantToken) and a token is
 //     minted that takes no view (the read log's `file` read with view 0);
 //   - the requester's half, `POST /api/requests/{id}/links/{responseId}/files/{key}`: for a remote
 //     answer, the responder's server is asked as itself (its DNS pin) and the address handed to the
@@ -12,11 +12,10 @@
 import type { Kysely } from "kysely";
 import type { Database } from "../../db/schema.ts";
 import { AppError, errorCodes } from "../../http/errors.ts";
-import { safeEqual, sha256Hex } from "../../lib/crypto.ts";
 import { PEER_UNREACHABLE, type PeerOptions, resolvePeerKey } from "../../lib/peer.ts";
 import { postPeerJson } from "../../lib/peer-client.ts";
 import { findWorkspaceRequest } from "../requests/service.ts";
-import { isWatermarked, mintViewlessDownload, peekStatus } from "../shares/service.ts";
+import { isWatermarked, mintViewlessDownload, passGrantToken, peekStatus } from "../shares/service.ts";
 import * as store from "./store.ts";
 
 export interface GrantFileAsk {
@@ -32,7 +31,6 @@ export interface GrantFile {
 	file: { name: string; type: string; size: number };
 }
 
-const STAND_IN = sha256Hex("no grant has this token");
 const noGrant = () => new AppError("not_found", "No grant has this id and token");
 
 /** The watermark line of a file read through a grant: who it was sent to is the grant's holder. */
@@ -48,10 +46,9 @@ function grantLine(stamp: string, holder: string, now: number): string {
  */
 export async function grantFile(db: Kysely<Database>, ask: GrantFileAsk, now: number): Promise<GrantFile> {
 	const [row] = await store.grantsByIds(db, [ask.id]);
-	const matches = safeEqual(sha256Hex(ask.token), row?.token_hash ?? STAND_IN);
-	if (!row || !matches) throw noGrant();
-	const { status, values } = peekStatus("grantRead", row, now);
-	if (row.sign_in_client !== null && status === "revoked") throw noGrant();
+	const passed = passGrantToken(row, ask.token, now);
+	if (!row || !passed) throw noGrant();
+	const { status, values } = passed;
 	if (!values) throw new AppError(`link_${status as "paused" | "revoked" | "expired"}`);
 	const keys = new Map<string, string>(Object.entries(JSON.parse(row.keys) as Record<string, string>));
 	const recordId = keys.get(ask.key);

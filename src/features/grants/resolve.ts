@@ -9,7 +9,7 @@
 import type { Kysely } from "kysely";
 import type { Database } from "../../db/schema.ts";
 import { safeEqual, sha256Hex } from "../../lib/crypto.ts";
-import { grantsOf, peekStatus } from "../shares/service.ts";
+import { grantsOf, passGrantToken } from "../shares/service.ts";
 import { currentValue, fileMeta } from "../vault/service.ts";
 import * as store from "./store.ts";
 
@@ -36,9 +36,6 @@ export type GrantItem =
 			notModified: boolean;
 			values?: GrantValue[];
 	  };
-
-// A stand-in hash to compare a token with when no grant matched: the same work as a real compare.
-const STAND_IN = sha256Hex("no grant has this token");
 
 /** The current values a grant answers, by key in the order the grant lists them. */
 export async function grantValues(
@@ -71,15 +68,11 @@ async function answer(
 	maxAge: number,
 	now: number,
 ): Promise<GrantItem> {
-	const matches = safeEqual(sha256Hex(ask.token), row?.token_hash ?? STAND_IN);
-	if (!row || !matches)
+	// A revoked sign-in link is no grant either: the next sign-in that shares makes a new one.
+	const passed = passGrantToken(row, ask.token, now);
+	if (!row || !passed)
 		return { id: ask.id, status: "not_found", code: "not_found", maxAge, notModified: false };
-	const { status, values: readable } = peekStatus("grantRead", row, now);
-	// A sign-in link the person revoked is withdrawn for good (the next sign-in that shares makes a
-	// new one): the service holds nothing any more, as if the grant had never been handed out.
-	if (row.sign_in_client !== null && status === "revoked") {
-		return { id: ask.id, status: "not_found", code: "not_found", maxAge, notModified: false };
-	}
+	const { status, values: readable } = passed;
 	const values = readable ? await grantValues(db, row) : undefined;
 	const etag = grantEtag(status, values);
 	if (ask.etag !== undefined && safeEqual(ask.etag, etag)) {
@@ -118,7 +111,6 @@ export async function grantStands(
 	now: number,
 ): Promise<boolean> {
 	const [row] = await store.grantsByIds(db, [id]);
-	if (!row || !safeEqual(sha256Hex(token), row.token_hash)) return false;
-	const { status } = peekStatus("grantRead", row, now);
+	const status = passGrantToken(row, token, now)?.status;
 	return status === "active" || status === "paused";
 }

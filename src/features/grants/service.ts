@@ -4,7 +4,7 @@ import type { Kysely, Transaction } from "kysely";
 import type { Database } from "../../db/schema.ts";
 import * as store from "./store.ts";
 
-export { drainPeerEvents, type PeerEventDeps } from "./events-out.ts";
+export { drainPeerEvents, PEER_EVENTS_PER_PASS, type PeerEventDeps } from "./events-out.ts";
 export { answerFile } from "./files.ts";
 export { createRemoteReader } from "./remote-cache.ts";
 export { grantStands } from "./resolve.ts";

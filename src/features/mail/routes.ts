@@ -1,6 +1,6 @@
-// Mail's routes and worker pass, registered only while SMTP_URL is set (src/app.ts): sending a
-// request's link to a responder, and verifying the account's address. The mail pass joins the
-// outbox loop of every process (src/worker/outbox.ts); the SMTP client closes with the app.
+// Mail's routes, registered only while SMTP_URL is set (src/app.ts): sending a request's link to a
+// responder, and verifying the account's address. What is queued is sent by the mail pass of the
+// outbox loop (worker.ts, run by src/background.ts).
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import fp from "fastify-plugin";
 import { Type } from "typebox";
@@ -12,13 +12,10 @@ import { accountById, confirmVerification } from "../accounts/service.ts";
 import { findWorkspaceRequest } from "../requests/service.ts";
 import { findWorkspace } from "../workspaces/service.ts";
 import { checkDisplayName } from "./addresses.ts";
-import { createSender, type SenderTimeouts } from "./sender.ts";
 import { asLang, type Mailer } from "./service.ts";
-import { drainMail } from "./worker.ts";
 
 export interface MailRouteOptions {
 	mailer: Mailer;
-	timeouts?: SenderTimeouts | undefined;
 }
 
 const Language = Type.Union([Type.Literal("en"), Type.Literal("de")], {
@@ -56,23 +53,6 @@ const Confirmed = Type.Object({
 
 const plugin: FastifyPluginAsyncTypebox<MailRouteOptions> = async (app, opts) => {
 	const { mailer } = opts;
-	const sender = createSender(app.config, opts.timeouts);
-	app.outbox.addPass((now) =>
-		drainMail(
-			{
-				db: app.store.db,
-				dialect: app.store.dialect,
-				mailer,
-				sender,
-				domain: app.config.domain,
-				from: app.config.mailFrom,
-				log: app.log,
-			},
-			now,
-		),
-	);
-	app.addHook("onClose", async () => sender.close());
-
 	/** The sender's language: the body's, else the account's, else the browser's. */
 	const senderLanguage = async (accountId: string, acceptLanguage: string | undefined): Promise<Lang> =>
 		asLang((await accountById(app.store.db, accountId))?.language) ?? pickLanguage(acceptLanguage);

@@ -1,4 +1,4 @@
-// The mail pass of the outbox loop (src/worker/outbox.ts), run in every server process while mail
+// The mail pass of the outbox loop (src/background.ts), run in every server process while mail
 // is on: notices waiting for mail become mails (to a verified address only, within the caps), then
 // due mails are claimed with the lease of db/outbox.ts (two nodes never both take one; the claim
 // counts the attempt first) and sent. A 5xx reply fails the mail at once; anything else is retried
@@ -23,7 +23,8 @@ import { render, type Template } from "./templates.ts";
 export const LEASE_MS = 120_000;
 const KEEP_FINISHED_MS = 7 * DAY_MS;
 const CLAIM_BATCH = 10;
-const MAX_PER_PASS = 100;
+/** The most mails one pass takes (src/background.ts goes on at once after a full pass). */
+export const MAIL_PER_PASS = 100;
 
 export interface MailWorkerDeps {
 	db: Kysely<Database>;
@@ -38,7 +39,7 @@ export interface MailWorkerDeps {
 export async function drainMail(deps: MailWorkerDeps, now: number): Promise<DrainResult> {
 	await queueNoticeMails(deps, now);
 	const result: DrainResult = { delivered: 0, retrying: 0, failed: 0 };
-	for (let taken = 0; taken < MAX_PER_PASS; ) {
+	for (let taken = 0; taken < MAIL_PER_PASS; ) {
 		const lease = randomToken(16);
 		const rows = await store.claimDue(deps.db, deps.dialect, {
 			now,

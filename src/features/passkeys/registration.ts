@@ -10,6 +10,7 @@
 // invitation accepted by the new account.
 import type { AuthenticatorTransport, RegistrationResponseJSON } from "@simplewebauthn/server";
 import type { Transaction } from "kysely";
+import { isUniqueViolation } from "../../db/errors.ts";
 import type { Database } from "../../db/schema.ts";
 import { AppError } from "../../http/errors.ts";
 import { newId, randomToken, sha256Hex } from "../../lib/crypto.ts";
@@ -237,7 +238,7 @@ export async function finishRegistration(
 		});
 	} catch (err) {
 		// Two finishes racing for one email or one credential: the database's unique index decides.
-		if (!store.isUniqueViolation(err)) throw err;
+		if (!isUniqueViolation(err)) throw err;
 		if (ceremony.email && (await accountByEmail(ctx.db, ceremony.email))) throw emailTaken();
 		throw credentialTaken();
 	}

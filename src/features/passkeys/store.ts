@@ -119,9 +119,3 @@ export function deletePasskey(db: Db, id: string, accountId: string) {
 export function accountExists(db: Db, id: string) {
 	return db.selectFrom("accounts").select("id").where("id", "=", id).executeTakeFirst();
 }
-
-/** A unique index refused the write (SQLite `SQLITE_CONSTRAINT_UNIQUE`/`_PRIMARYKEY`, PostgreSQL 23505). */
-export function isUniqueViolation(err: unknown): boolean {
-	const code = (err as { code?: unknown } | null)?.code;
-	return code === "23505" || code === "SQLITE_CONSTRAINT_UNIQUE" || code === "SQLITE_CONSTRAINT_PRIMARYKEY";
-}

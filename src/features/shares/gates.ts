@@ -8,6 +8,7 @@
 // Requests reuse the password and handshake gates for their answers (answers/service.ts).
 // The resolve of an ungated share takes its view in one statement (public-queries/open-resolve.ts)
 // whose conditions are gates/open.ts's; anything it does not take comes here.
+import { safeEqual, sha256Hex } from "../../lib/crypto.ts";
 import type { ProvenIdentity } from "../challenges/service.ts";
 import type { SharesContext } from "./context.ts";
 import {
@@ -83,7 +84,8 @@ export interface ReaderGates {
 
 /** Which reader runs which checks, in one place; each reader's code asks this table. */
 export const READER_GATES: Record<ShareReader, ReaderGates> = {
-	// POST /api/public/links/{slug}/probe: reports the gates (requiresPassword, requireHandshake).
+	// GET /api/public/links/{slug}: reports the status and the gates (requiresPassword,
+	// requireHandshake), never values, never a view.
 	probe: { status: "report", secrets: "none", view: null },
 	// POST /api/public/links/{slug}; an ungated share at once (gates/open.ts in its SQL).
 	resolve: { status: "refuse", secrets: "ask", view: "api" },
@@ -196,4 +198,27 @@ export function peekStatus(
 	if (READER_GATES[reader].status !== "peek") throw new Error(`peekStatus: ${reader} does not peek`);
 	const status = effectiveStatus(link, now);
 	return { status, values: status === "active" };
+}
+
+/** Compared with a token when no grant matched: the same work as a real compare. */
+const NO_GRANT = sha256Hex("no grant has this token");
+
+/**
+ * The token gate of a grant handed to its holder (the bulk grant read, a grant's file, userinfo):
+ * the row found by id must hold this very token (hashed and compared the same way when no row was
+ * found), and a sign-in link the person revoked is withdrawn for good, as if never handed out.
+ * Answers the grant read's status gate (`peekStatus`), or undefined for "no such grant".
+ */
+export function passGrantToken(
+	row:
+		| (Parameters<typeof effectiveStatus>[0] & { token_hash: string; sign_in_client: string | null })
+		| undefined,
+	token: string,
+	now: number,
+): { status: LinkStatus; values: boolean } | undefined {
+	const matches = safeEqual(sha256Hex(token), row?.token_hash ?? NO_GRANT);
+	if (!row || !matches) return undefined;
+	const peeked = peekStatus("grantRead", row, now);
+	if (row.sign_in_client !== null && peeked.status === "revoked") return undefined;
+	return peeked;
 }

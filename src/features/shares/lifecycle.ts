@@ -5,6 +5,7 @@ import type { Kysely, Transaction } from "kysely";
 import type { Database, LinkTable } from "../../db/schema.ts";
 import { AppError } from "../../http/errors.ts";
 import { newId, randomToken } from "../../lib/crypto.ts";
+import { SHARE_TRANSITIONS } from "../../lib/share-status.ts";
 import { raiseNotice } from "../notifications/service.ts";
 import { effectiveStatus, type LinkStatus } from "./gates/open.ts";
 import { type GrantHooks, runLinkStatus } from "./grant-hooks.ts";
@@ -65,17 +66,6 @@ export function isWatermarked(link: Pick<LinkTable, "stamp" | "purpose">): boole
 	return link.stamp !== null || link.purpose === "application";
 }
 
-/**
- * The transition table: active <-> paused; active or paused -> revoked (one-way; revoking again
- * succeeds and changes nothing); expired is final except that it may still be revoked.
- */
-const ALLOWED: Record<LinkStatus, readonly LinkStatus[]> = {
-	active: ["active", "paused", "revoked"],
-	paused: ["paused", "active", "revoked"],
-	revoked: ["revoked"],
-	expired: ["expired", "revoked"],
-};
-
 /** Who changes a share's status: named in the revocation notice. */
 export type Actor =
 	| { kind: "owner"; accountId: string }
@@ -98,7 +88,7 @@ export async function changeLinkStatus(
 	if (to === "expired")
 		throw new AppError("link_status_invalid", "A share expires by itself, never by request");
 	const from = effectiveStatus(link, now);
-	if (!ALLOWED[from].includes(to)) {
+	if (!SHARE_TRANSITIONS[from].includes(to)) {
 		throw new AppError("link_status_invalid", `A share that is ${from} cannot become ${to}`, {
 			extra: { from, to },
 		});

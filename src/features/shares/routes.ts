@@ -1,5 +1,5 @@
 // HTTP for shares: the public probe and resolve, files and archives by one-time token, and the
-// owner's archive. The public paths run queries compiled once at start-up (store.publicQueries).
+// owner's archive. The public paths run queries compiled once at start-up (public-queries/).
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { FastifyReply } from "fastify";
 import { Type } from "typebox";
@@ -11,8 +11,6 @@ import { ServerClaim, Sharer, serverClaim } from "../server/service.ts";
 import { ownerArchive, stampedCopy, streamArchive } from "./archive.ts";
 import { sharesContext } from "./context.ts";
 import { probe, resolve } from "./public.ts";
-import { sweepReads } from "./reads.ts";
-import * as store from "./store.ts";
 import { logTokenRead, openArchive, openDownload } from "./tokens.ts";
 
 const Slug = Type.Object({ slug: Type.String({ minLength: 1, maxLength: 128 }) });
@@ -106,8 +104,6 @@ const Resolved = Type.Object({
 	),
 });
 
-const SWEEP_MS = 10 * 60_000;
-
 export const shareRoutes: FastifyPluginAsyncTypebox = async (app) => {
 	const db = app.store.db;
 	const ctx = sharesContext(
@@ -120,16 +116,6 @@ export const shareRoutes: FastifyPluginAsyncTypebox = async (app) => {
 		"link",
 		async (_db, slug) => (await ctx.q.linkBySlug(db, { slug })).length > 0,
 	);
-
-	const sweep = setInterval(() => {
-		const now = app.clock.now();
-		store.deleteExpiredTokens(db, now).catch((err) => app.log.warn({ err }, "link token sweep failed"));
-		sweepReads(db, app.config.readLogDays, now).catch((err) =>
-			app.log.warn({ err }, "read log sweep failed"),
-		);
-	}, SWEEP_MS);
-	sweep.unref();
-	app.addHook("onClose", async () => clearInterval(sweep));
 
 	app.get(
 		"/api/public/links/:slug",

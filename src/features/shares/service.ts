@@ -13,6 +13,7 @@ import { grantsOf } from "./granted.ts";
 import { changeLinkStatus, createLink, effectiveStatus, type LinkStatus, type NewLink } from "./lifecycle.ts";
 import { findBySlug } from "./public.ts";
 import type { PublicLinkRow } from "./public-queries.ts";
+import { sweepReads } from "./reads.ts";
 import * as store from "./store.ts";
 
 export { type SharesContext, sharesContext } from "./context.ts";
@@ -24,6 +25,7 @@ export {
 	type GateInput,
 	isUngated,
 	passGates,
+	passGrantToken,
 	peekStatus,
 	type ShareReader,
 } from "./gates.ts";
@@ -173,4 +175,13 @@ export async function renewShare(
 export async function takeBackLink(db: Db, linkId: string): Promise<void> {
 	await db.deleteFrom("link_records").where("link", "=", linkId).execute();
 	await db.deleteFrom("links").where("id", "=", linkId).execute();
+}
+
+/** How often the server process sweeps shares' leftovers (src/background.ts). */
+export const SHARE_SWEEP_MS = 10 * 60_000;
+
+/** Shares' leftovers: one-time tokens past their expiry, and reads older than READ_LOG_DAYS. */
+export async function sweepShares(db: Kysely<Database>, readLogDays: number, now: number): Promise<void> {
+	await store.deleteExpiredTokens(db, now);
+	await sweepReads(db, readLogDays, now);
 }

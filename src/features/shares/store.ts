@@ -2,6 +2,7 @@
 // features ask of shares through the shares service. The public paths run public-queries.ts.
 import { type ExpressionBuilder, type Kysely, sql, type Transaction } from "kysely";
 import type { Database, LinkTable } from "../../db/schema.ts";
+import { hiddenForMembers } from "../vault/service.ts";
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -22,20 +23,6 @@ export function selectLinks(db: Db, workspaceId: string) {
 			sql<string>`''`.as("sections"),
 			sql<number>`0`.as("withhold_hidden"),
 		]);
-}
-
-/** A record members and viewers never meet: hidden, or an alias reading a hidden record's value. */
-function hiddenForMembers(eb: ExpressionBuilder<Database, "records">) {
-	return eb.or([
-		eb("records.hidden", "=", 1),
-		eb.exists(
-			eb
-				.selectFrom("records as target")
-				.select("target.id")
-				.whereRef("target.id", "=", "records.alias")
-				.where("target.hidden", "=", 1),
-		),
-	]);
 }
 
 /** Which of `ids` (records of the workspace) members and viewers never meet. */

@@ -7,12 +7,12 @@
 // blob store first under fresh keys and are deleted if the rows do not commit (the sweeper catches
 // what a crash leaves).
 import type { Kysely } from "kysely";
+import { isUniqueViolation } from "../../db/errors.ts";
 import type { Database } from "../../db/schema.ts";
 import type { AccountCaller } from "../../http/auth.ts";
 import { requireScope } from "../../http/auth.ts";
 import { AppError } from "../../http/errors.ts";
 import type { BlobStore } from "../../lib/blob-store.ts";
-import { isUniqueViolation } from "../collections/fields.ts";
 import type { StoredUpload } from "../collections/registry.ts";
 import {
 	checkContents,

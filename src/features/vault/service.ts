@@ -12,6 +12,7 @@ type Db = Kysely<Database> | Transaction<Database>;
 
 /** A file of the workspace, for stamping a copy (stamping/). */
 export { findWorkspaceFile } from "./files/service.ts";
+export { hiddenForMembers } from "./records/hidden.ts";
 export { dropMinted, mintValue, recordKinds, setMintedValue } from "./records/minted.ts";
 export { currentValue, fileMeta, type StoredFile, storedFile } from "./records/reader.ts";
 

@@ -8,7 +8,6 @@ import { errors } from "../../../http/schemas.ts";
 import { BlobNotFoundError, type BlobStore } from "../../../lib/blob-store.ts";
 import { contentDisposition } from "../../../lib/sniff.ts";
 import { FILE_TOKEN_TTL_MS, mintFileToken, openFile } from "./service.ts";
-import { scheduleSweeps } from "./sweeper.ts";
 
 // Shown in place (images and PDF); anything else downloads. Served with nosniff and a CSP that allows nothing.
 const INLINE = /^(image\/(png|jpeg|gif|webp)|application\/pdf)$/;
@@ -22,8 +21,6 @@ const Validators = {
 };
 
 export const fileRoutes: FastifyPluginAsyncTypebox = async (app) => {
-	scheduleSweeps(app);
-
 	app.post(
 		"/api/files/token",
 		{

@@ -2,8 +2,7 @@
 // and deletions drop the row before the blob, so a process dying in between leaves at most a blob
 // no row points at: the sweep deletes such blobs once they are older than an hour (an upload in
 // flight is never that old when its row lands), removes stale partial uploads, and drops expired
-// file tokens. It runs at start-up and every ten minutes on timers that never hold the process.
-import type { FastifyInstance } from "fastify";
+// file tokens. The server process runs it at start-up and every ten minutes (src/background.ts).
 import type { Kysely } from "kysely";
 import type { Database } from "../../../db/schema.ts";
 import type { BlobStore } from "../../../lib/blob-store.ts";
@@ -46,34 +45,4 @@ export async function sweepBlobs(
 	const partials = await blobs.sweepPartials(graceMs, now);
 	const tokens = Number((await store.deleteExpiredTokens(db, now)).numDeletedRows);
 	return { orphans, partials, tokens };
-}
-
-/** Runs the sweep at start-up and periodically; stopped (and awaited) when the app closes. */
-export function scheduleSweeps(app: FastifyInstance): void {
-	let timer: NodeJS.Timeout | undefined;
-	let running: Promise<unknown> = Promise.resolve();
-	let busy = false;
-	const run = () => {
-		if (busy) return; // the previous sweep is still going
-		busy = true;
-		running = sweepBlobs(app.store.db, app.blobs)
-			.then(
-				(r) => {
-					if (r.orphans + r.partials > 0) app.log.info(r, "blob sweep");
-				},
-				(err: unknown) => app.log.error({ err }, "blob sweep failed"),
-			)
-			.finally(() => {
-				busy = false;
-			});
-	};
-	app.addHook("onReady", async () => {
-		run();
-		timer = setInterval(run, SWEEP_INTERVAL_MS);
-		timer.unref();
-	});
-	app.addHook("onClose", async () => {
-		clearInterval(timer);
-		await running;
-	});
 }

@@ -3,12 +3,13 @@
 // is written first under a fresh key; the row follows in a transaction; a replaced or deleted
 // blob goes only after the row change committed; anything left over is swept).
 import type { Kysely } from "kysely";
+import { isForeignKeyViolation } from "../../../db/errors.ts";
 import type { Database, RecordTable } from "../../../db/schema.ts";
 import type { AccountCaller } from "../../../http/auth.ts";
 import { AppError } from "../../../http/errors.ts";
 import { seesHidden } from "../../../http/permissions.ts";
 import type { BlobStore } from "../../../lib/blob-store.ts";
-import { invalidField, isForeignKeyViolation } from "../../collections/fields.ts";
+import { invalidField } from "../../collections/fields.ts";
 import type { StoredUpload } from "../../collections/registry.ts";
 import { type GrantHooks, runRecordsChanged } from "../../shares/service.ts";
 import { checkIdentityOwnership } from "./identity-check.ts";

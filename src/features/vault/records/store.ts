@@ -1,7 +1,8 @@
 // Kysely queries for vault records. An alias is resolved with one lookup: the service keeps aliases
 // one level deep (a target is never itself an alias), so no chain or cycle can form.
-import { type ExpressionBuilder, type Kysely, sql, type Transaction } from "kysely";
+import { type Kysely, sql, type Transaction } from "kysely";
 import type { Database, RecordTable } from "../../../db/schema.ts";
+import { hiddenForMembers } from "./hidden.ts";
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -37,26 +38,7 @@ const COLUMNS = [
  */
 export function selectRecords(db: Db, workspaceId: string, seesHidden = true) {
 	const q = db.selectFrom("records").where("records.workspace", "=", workspaceId).select(COLUMNS);
-	return seesHidden ? q : q.where(visibleWithoutHidden);
-}
-
-/** A record that is neither hidden nor an alias of a hidden record. */
-export function visibleWithoutHidden(eb: ExpressionBuilder<Database, "records">) {
-	return eb.and([
-		eb("records.hidden", "=", 0),
-		eb.or([
-			eb("records.alias", "is", null),
-			eb.not(
-				eb.exists(
-					eb
-						.selectFrom("records as target")
-						.select("target.id")
-						.whereRef("target.id", "=", "records.alias")
-						.where("target.hidden", "=", 1),
-				),
-			),
-		]),
-	]);
+	return seesHidden ? q : q.where((eb) => eb.not(hiddenForMembers(eb)));
 }
 
 /** An alias's current value is its target's: one lookup for the whole page, not one per row. */

@@ -2,11 +2,12 @@
 // itself; a share lists the records it grants and the sections holding them. Sessions only.
 import { sql } from "kysely";
 import { Type } from "typebox";
+import { isUniqueViolation } from "../../../db/errors.ts";
 import type { SectionTable } from "../../../db/schema.ts";
 import { AppError } from "../../../http/errors.ts";
 import { seesHidden } from "../../../http/permissions.ts";
 import { newId } from "../../../lib/crypto.ts";
-import { invalidField, iso, isUniqueViolation, KEY_PATTERN, Timestamp } from "../../collections/fields.ts";
+import { invalidField, iso, KEY_PATTERN, Timestamp } from "../../collections/fields.ts";
 import { defineCollection } from "../../collections/registry.ts";
 import * as store from "./store.ts";
 

@@ -1,9 +1,10 @@
 // Shares and their read log as docs/api.md "Shares" and the `links` and `linkReads` collections
 // answer them; the vault's records and sections the form picks from.
+import { SHARE_STATUSES, type ShareStatus, shareChanges } from "../../../../src/lib/share-status.ts";
 import { ApiError, collection } from "../../api.ts";
 
-export type ShareStatus = "active" | "paused" | "revoked" | "expired";
-export const STATUSES: ShareStatus[] = ["active", "paused", "revoked", "expired"];
+export type { ShareStatus } from "../../../../src/lib/share-status.ts";
+export const STATUSES = SHARE_STATUSES;
 
 export interface Share {
 	id: string;
@@ -71,19 +72,8 @@ export const records = collection<VaultRecord>("records");
 export const sections = collection<Section>("sections");
 export const identities = collection<Identity>("identities");
 
-/** What a status may change to (docs/api.md "Status and transitions"); `expired` is never asked for. */
-export function transitions(status: ShareStatus): ("active" | "paused" | "revoked")[] {
-	switch (status) {
-		case "active":
-			return ["paused", "revoked"];
-		case "paused":
-			return ["active", "revoked"];
-		case "expired":
-			return ["revoked"];
-		default:
-			return [];
-	}
-}
+/** What a status may change to: the server's own table (docs/api.md "Status and transitions"). */
+export const transitions = shareChanges;
 
 /** The share page people open: `/s/{slug}` on this server's own origin. */
 export function shareUrl(slug: string): string {
