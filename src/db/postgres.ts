@@ -1,11 +1,11 @@
 // PostgreSQL: a pool of ten connections (the driver loaded only when DATABASE_URL is set), int8 read
 // as numbers, JIT off, the hot paths' compiled queries as named prepared statements, and
 // DATABASE_SCHEMA created once however many nodes start together.
-import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient, sql } from "kysely";
+import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient } from "kysely";
 import type pg from "pg";
 import { namedStatement } from "./prepared.ts";
 import type { Database } from "./schema.ts";
-import type { DbConfig, Store } from "./store.ts";
+import { type DbConfig, pingOf, type Store } from "./store.ts";
 
 /** int8 (20) holds our millisecond times and counts: well inside 2^53, so numbers are exact. */
 function int8AsNumber(pgTypes: typeof pg.types) {
@@ -85,10 +85,7 @@ export async function openPostgres(config: DbConfig): Promise<Store> {
 	return {
 		db,
 		dialect: "postgres",
-		ping: async () => {
-			await sql`select 1`.execute(db);
-			return true;
-		},
+		ping: pingOf(db),
 		poolUse: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
 		destroy: () => db.destroy(),
 	};

@@ -14,12 +14,11 @@ import {
 	type SqliteDialectConfig,
 	SqliteDriver,
 	type SqliteStatement,
-	sql,
 } from "kysely";
 import { checkpointInBackground } from "./checkpoints.ts";
 import { groupCommit, registerSqliteDirect } from "./direct.ts";
 import type { Database } from "./schema.ts";
-import type { DbConfig, Store } from "./store.ts";
+import { type DbConfig, pingOf, type Store } from "./store.ts";
 import type { Warner } from "./trigram.ts";
 
 export function openSqlite(config: DbConfig, log?: Warner): Store {
@@ -48,10 +47,7 @@ export function openSqlite(config: DbConfig, log?: Warner): Store {
 	return {
 		db,
 		dialect: "sqlite",
-		ping: async () => {
-			await sql`select 1`.execute(db);
-			return true;
-		},
+		ping: pingOf(db),
 		backup: async (file) => {
 			await conn.backup(file);
 		},

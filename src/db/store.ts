@@ -1,6 +1,6 @@
 // What the rest of the server knows of the database, whichever dialect is open (db/index.ts opens
 // it: db/sqlite.ts or db/postgres.ts).
-import type { Kysely } from "kysely";
+import { type Kysely, sql } from "kysely";
 import type { CheckpointStats } from "./checkpoints.ts";
 import type { Database } from "./schema.ts";
 
@@ -26,4 +26,12 @@ export interface DbConfig {
 	databaseSchema: string;
 	dataDir: string;
 	sqliteSynchronous: "NORMAL" | "FULL";
+}
+
+/** `Store.ping` of either dialect: one round trip, true when it comes back. */
+export function pingOf(db: Kysely<Database>): () => Promise<boolean> {
+	return async () => {
+		await sql`select 1`.execute(db);
+		return true;
+	};
 }

@@ -3,35 +3,14 @@
 // X-Workspace. A new tab of the same browser takes the session from an open tab over a
 // BroadcastChannel (see `askOpenTabs`), and a sign-out in one tab ends it in all.
 import { Observable } from "./state.ts";
+import type { Answer } from "./wire.ts";
 
-export interface Account {
-	id: string;
-	email: string;
-	/** Confirmed through a mailed link (only on a server that sends mail). */
-	emailVerified?: boolean;
-	name: string;
-	created: string;
-	updated: string;
-}
+export type Account = Me["record"];
 
-export interface Workspace {
-	id: string;
-	name: string;
-	personal: boolean;
-	role: "owner" | "admin" | "member" | "viewer";
-	created: string;
-	updated: string;
-}
+export type Workspace = Me["workspaces"][number];
 
 /** `GET /api/auth/me`. */
-export interface Me {
-	record: Account;
-	workspaces: Workspace[];
-	workspace: string;
-	scopes: string[];
-	/** An answer-only account: it answers requests and keeps its answers (no keys, workspaces, identities). */
-	answerOnly?: boolean;
-}
+export type Me = Answer<"/api/auth/me", "get">;
 
 const TOKEN_KEY = "svc.session";
 const WORKSPACE_KEY = "svc.workspace";

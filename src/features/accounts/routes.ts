@@ -5,6 +5,7 @@ import type { FastifyRequest } from "fastify";
 import { Type } from "typebox";
 import { requireSession } from "../../http/auth.ts";
 import { AppError } from "../../http/errors.ts";
+import { RoleSchema } from "../../http/permissions.ts";
 import { errors } from "../../http/schemas.ts";
 import {
 	BeginResponse,
@@ -36,7 +37,7 @@ const Workspace = Type.Object({
 	id: Type.String(),
 	name: Type.String(),
 	personal: Type.Boolean({ description: "the workspace created with the account" }),
-	role: Type.String({ description: "`owner`, `admin` or `member`" }),
+	role: RoleSchema("The caller's role in it."),
 	created: Type.String({ format: "date-time" }),
 	updated: Type.String({ format: "date-time" }),
 });

@@ -4,7 +4,7 @@ import type { Kysely, Transaction } from "kysely";
 import type { AccountTable, Database } from "../../db/schema.ts";
 import type { AccountCaller, SessionResolver } from "../../http/auth.ts";
 import { AppError } from "../../http/errors.ts";
-import { answerOnlyScopes, roleScopes } from "../../http/permissions.ts";
+import { answerOnlyScopes, isRole, type Role, roleScopes } from "../../http/permissions.ts";
 import { newId, randomToken, sha256Hex } from "../../lib/crypto.ts";
 import { normalizeEmail } from "../../lib/email.ts";
 import { createPersonalWorkspace } from "../workspaces/service.ts";
@@ -130,7 +130,7 @@ export interface WorkspaceRecord {
 	id: string;
 	name: string;
 	personal: boolean;
-	role: string;
+	role: Role;
 	created: string;
 	updated: string;
 }
@@ -138,11 +138,13 @@ export interface WorkspaceRecord {
 /** The workspaces an account is a member of, in the order the active-workspace default uses. */
 export async function accountWorkspaces(db: Kysely<Database>, accountId: string): Promise<WorkspaceRecord[]> {
 	const rows = await store.listMemberships(db, accountId);
+	// Only the four roles are ever written (members' role checks); a row naming another reads as the
+	// least of them.
 	return rows.map((r) => ({
 		id: r.id,
 		name: r.name,
 		personal: r.personal === 1,
-		role: r.role,
+		role: isRole(r.role) ? r.role : "viewer",
 		created: new Date(r.created).toISOString(),
 		updated: new Date(r.updated).toISOString(),
 	}));

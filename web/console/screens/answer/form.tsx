@@ -11,7 +11,7 @@ import { entryText, ItemField } from "./item-field.tsx";
 import { messages } from "./messages.ts";
 import {
 	type AnswerBody,
-	type AnswerResult,
+	type Answered,
 	answer,
 	type Choice,
 	candidatesFor,
@@ -137,9 +137,9 @@ export function AnswerForm({
 	slug: string;
 	probe: Probe;
 	vault: VaultRecord[];
-	onAnswered: (result: AnswerResult, shared: Shared[]) => void;
+	onAnswered: (result: Answered, shared: Shared[]) => void;
 	/** Sends the answer: here by default; to another server's request through this one. */
-	send?: (body: AnswerBody) => Promise<AnswerResult>;
+	send?: (body: AnswerBody) => Promise<Answered>;
 }) {
 	const t = useT(messages);
 	const account = useObservable(me);

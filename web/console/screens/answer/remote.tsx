@@ -12,7 +12,7 @@ import { AnswerForm, type Shared } from "./form.tsx";
 import { messages } from "./messages.ts";
 import { Requester } from "./requester.tsx";
 import { AnswerDone } from "./result.tsx";
-import { type AnswerResult, answerRemote, records, remoteProbe, type VaultRecord } from "./types.ts";
+import { type Answered, answerRemote, records, remoteProbe, type VaultRecord } from "./types.ts";
 import { waysMessages } from "./ways-messages.ts";
 
 const DOMAIN = /^[a-z0-9.-]{1,253}$/i;
@@ -49,7 +49,7 @@ function Answering({ server, slug }: { server: string; slug: string }) {
 		]);
 		return { p, vault };
 	}, [server, slug]);
-	const [done, setDone] = useState<{ result: AnswerResult; shared: Shared[] } | null>(null);
+	const [done, setDone] = useState<{ result: Answered; shared: Shared[] } | null>(null);
 	if (!state.data) {
 		return (
 			<Page title={t("remoteNav")}>

@@ -6,7 +6,7 @@ import { Link } from "../../router.ts";
 import { announce, Button, ConfirmDialog, DataTable, ErrorAlert, Notice } from "../../ui/index.ts";
 import type { Shared } from "./form.tsx";
 import { messages } from "./messages.ts";
-import { type AnswerResult, links, type Probe } from "./types.ts";
+import { type Answered, links, type Probe } from "./types.ts";
 
 export function AnswerDone({
 	probe,
@@ -15,7 +15,7 @@ export function AnswerDone({
 	onAgain,
 }: {
 	probe: Probe;
-	result: AnswerResult;
+	result: Answered;
 	shared: Shared[];
 	onAgain: () => void;
 }) {

@@ -1,6 +1,7 @@
 // What answering reads and sends (docs/api.md "Requests": the probe, answering, the vault's records).
 import { collection, request } from "../../api.ts";
 import { COMMON_KEYS, commonKeyOf } from "../../common-keys.ts";
+import type { Wire, Answer as WireAnswer } from "../../wire.ts";
 
 export type ItemType = "text" | "email" | "phone" | "date" | "number" | "url" | "address" | "file";
 
@@ -13,33 +14,10 @@ export interface TemplateItem {
 }
 
 /** `GET /api/public/requests/{slug}`. */
-export interface Probe {
-	label: string;
-	status: "open" | "closed" | "expired";
-	requiresPassword: boolean;
-	requiresIdentifier: boolean;
-	requireHandshake: boolean;
-	allowExtraFields: boolean;
-	identityScope: "any" | "from_root";
-	/** A responder without an account may sign up here to answer (answer-only); absent on another server's probe. */
-	answerSignup?: boolean;
-	/** The request allows answer-only sign-ups but its link has made as many accounts as allowed. */
-	answerSignupsUsedUp?: boolean;
-	template: TemplateItem[];
-	requester: { name: string; domain: string; identity?: { id: string; fingerprint: string; name: string } };
-	server: { domain: string; fingerprint: string; origin: string };
-}
+export type Probe = WireAnswer<"/api/public/requests/{slug}", "get">;
 
 /** The responder's own vault entries (the `records` collection of the active workspace). */
-export interface VaultRecord {
-	id: string;
-	key: string;
-	name: string;
-	type: "value" | "file";
-	value: string | null;
-	hidden: boolean;
-	file: { name: string; size: number } | null;
-}
+export type VaultRecord = Wire<"VaultRecord">;
 
 export interface AnswerBody {
 	values?: Record<string, string>;
@@ -49,12 +27,10 @@ export interface AnswerBody {
 	senderName?: string;
 }
 
-export interface AnswerResult {
-	ok: boolean;
-	responseId: string;
-	linkId: string;
-	updated: boolean;
-}
+export type AnswerResult = WireAnswer<"/api/public/requests/{slug}", "post">;
+
+/** What the result screen shows of an answer given here or relayed to another server. */
+export type Answered = Pick<AnswerResult, "responseId" | "linkId" | "updated">;
 
 export const records = collection<VaultRecord>("records");
 export const links = collection<{ id: string; status: string }>("links");
@@ -72,14 +48,12 @@ export async function remoteProbe(server: string, slug: string): Promise<Probe> 
 }
 
 /** Answers another server's request from this one: kept here, relayed there (`POST /api/requests/remote`). */
-export async function answerRemote(server: string, slug: string, body: AnswerBody): Promise<AnswerResult> {
-	const res = await request<{ responseId: string; grantId: string; updated: boolean }>(
-		"POST",
-		"/api/requests/remote",
-		{ body: { ...body, server, slug } },
-	);
+export async function answerRemote(server: string, slug: string, body: AnswerBody): Promise<Answered> {
+	const res = await request<WireAnswer<"/api/requests/remote", "post">>("POST", "/api/requests/remote", {
+		body: { ...body, server, slug },
+	});
 	// `linkId` is the share in this workspace that holds the answer (revoked from the result).
-	return { ok: true, responseId: res.data.responseId, linkId: res.data.grantId, updated: res.data.updated };
+	return { responseId: res.data.responseId, linkId: res.data.grantId, updated: res.data.updated };
 }
 
 export async function answer(slug: string, body: AnswerBody): Promise<AnswerResult> {

@@ -14,7 +14,7 @@ import { RemoteAnswer } from "./remote.tsx";
 import { Requester } from "./requester.tsx";
 import { AnswerDone } from "./result.tsx";
 import { SignedOutAnswer } from "./signed-out.tsx";
-import { type AnswerResult, probe, records, type VaultRecord } from "./types.ts";
+import { type Answered, probe, records, type VaultRecord } from "./types.ts";
 
 /** The slug in a pasted answer link (…/app/answer/<slug>), or the slug itself. */
 function slugFrom(text: string): string | null {
@@ -58,7 +58,7 @@ function Answering({ slug }: { slug: string }) {
 		]);
 		return { p, vault };
 	}, [slug]);
-	const [done, setDone] = useState<{ result: AnswerResult; shared: Shared[] } | null>(null);
+	const [done, setDone] = useState<{ result: Answered; shared: Shared[] } | null>(null);
 	if (state.error instanceof ApiError && state.error.status === 404 && !state.data) {
 		return (
 			<Page title={t("notFound")}>

@@ -18,18 +18,10 @@ import {
 	useLoad,
 } from "../../ui/index.ts";
 import { uiMessages } from "../../ui/messages.ts";
+import type { Wire } from "../../wire.ts";
 import { messages } from "./messages.ts";
 
-interface ApiKey {
-	id: string;
-	name: string;
-	permissions: string[];
-	scopes: string[];
-	expiresAt: string | null;
-	created: string;
-	lastUsed: string | null;
-	workspace: string;
-}
+type ApiKey = Wire<"ApiKey">;
 
 interface Permission {
 	name: string;

@@ -1,19 +1,7 @@
 // An attestation record as the `attestations` collection answers it.
 import { collection } from "../../api.ts";
+import type { Wire } from "../../wire.ts";
 
-export interface Attestation {
-	id: string;
-	workspace: string;
-	type: string;
-	claims: Record<string, string | number | boolean>;
-	label: string;
-	expiresAt: string | null;
-	offerExpiresAt: string;
-	subjectFingerprint: string | null;
-	subjectDomain: string | null;
-	subjectName: string | null;
-	status: "offered" | "active" | "revoked";
-	created: string;
-}
+export type Attestation = Wire<"Attestation">;
 
 export const attestations = collection<Attestation>("attestations");

@@ -1,17 +1,9 @@
 // The owner's connections as the `connections` collection answers them (docs/api.md "Connected
 // tools"), and the permission change of `POST /api/connections/{id}/permissions`.
 import { collection, request } from "../../api.ts";
+import type { Wire } from "../../wire.ts";
 
-export interface Connection {
-	id: string;
-	clientId: string;
-	clientName: string;
-	allowRevoke: boolean;
-	allowHandOver: boolean;
-	expiresAt: string;
-	state: "connected" | "lapsed";
-	linkCount: number;
-}
+export type Connection = Wire<"Connection">;
 
 export interface Permissions {
 	allowRevoke: boolean;

@@ -221,7 +221,7 @@ function PresentForm({
 							{asked.map((name) => (
 								<Checkbox
 									key={`${chosen.id}-${name}`}
-									label={`${name}: ${shown(chosen.claims[name] as string, t("yes"), t("no"))}`}
+									label={`${name}: ${shown(chosen.claims[name], t("yes"), t("no"))}`}
 									checked={!withheld.has(name)}
 									onChange={(on) => tick(name, on)}
 								/>

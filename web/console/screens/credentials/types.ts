@@ -1,22 +1,11 @@
 // A held credential as the `credentials` collection answers it (docs/api.md "Held credentials"),
 // and the offer view as its server shows it (docs/api.md "The offer").
 import { collection } from "../../api.ts";
+import type { Wire } from "../../wire.ts";
 
 export type ClaimValue = string | number | boolean;
 
-export interface HeldCredential {
-	id: string;
-	/** The attesting domain. */
-	issuer: string;
-	type: string;
-	/** The identity it is bound to. */
-	identity: string;
-	/** The SD-JWT with every disclosure. */
-	credential: string;
-	claims: Record<string, ClaimValue>;
-	issuedAt: string;
-	expiresAt: string | null;
-}
+export type HeldCredential = Wire<"Credential">;
 
 export interface OfferView {
 	type: string;
@@ -33,6 +22,12 @@ export interface OfferView {
 export const credentials = collection<HeldCredential>("credentials");
 
 /** A claim's value as the person reads it: text as it is, yes/no and numbers in words of the page. */
-export function shown(value: ClaimValue, yes: string, no: string): string {
-	return typeof value === "boolean" ? (value ? yes : no) : String(value);
+/**
+ * A claim's value in words. A held credential may come from any attester, whose claims the
+ * document leaves open: a value that is not a string, number or yes/no shows as its JSON.
+ */
+export function shown(value: unknown, yes: string, no: string): string {
+	if (typeof value === "boolean") return value ? yes : no;
+	if (typeof value === "string" || typeof value === "number") return String(value);
+	return JSON.stringify(value) ?? "";
 }

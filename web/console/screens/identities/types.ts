@@ -1,21 +1,9 @@
 // An identity record as the `identities` collection answers it (docs/api.md "Identities and standing").
 import { collection } from "../../api.ts";
+import type { Wire } from "../../wire.ts";
 import { removeKey } from "./keystore.ts";
 
-export interface Identity {
-	id: string;
-	workspace: string;
-	name: string;
-	fingerprint: string;
-	publicKey: string;
-	certificate: string;
-	parentSignature: string;
-	domainAtIssue: string;
-	status: "active" | "revoked";
-	created: string;
-	updated: string;
-	revokedAt: string | null;
-}
+export type Identity = Wire<"Identity">;
 
 export const identities = collection<Identity>("identities");
 

@@ -1,28 +1,15 @@
 // A workspace's members and invitations as their collections answer them.
 import { collection } from "../../api.ts";
+import type { Wire } from "../../wire.ts";
 
 export type Role = "owner" | "admin" | "member" | "viewer";
 
 /** Every role, highest first. */
 export const ROLES: Role[] = ["owner", "admin", "member", "viewer"];
 
-export interface Member {
-	id: string;
-	account: string;
-	email: string;
-	name: string;
-	role: Role;
-	owner: boolean;
-	created: string;
-}
+export type Member = Wire<"Member">;
 
-export interface Invitation {
-	id: string;
-	email: string;
-	role: Role;
-	status: "open" | "expired";
-	expiresAt: string;
-}
+export type Invitation = Wire<"Invitation">;
 
 export const members = collection<Member>("members");
 export const invitations = collection<Invitation>("invitations");

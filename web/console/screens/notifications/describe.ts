@@ -1,19 +1,10 @@
 // What a notification says in the reader's language, and where its link goes: built from its kind
 // and the ids in `data` (the server's English title is only the fallback for a kind we do not know).
 import type { Translate } from "../../i18n/index.ts";
+import type { Wire } from "../../wire.ts";
 import type { messages } from "./messages.ts";
 
-export interface Notification {
-	id: string;
-	workspace: string | null;
-	kind: string;
-	title: string;
-	body: string;
-	data: Record<string, unknown>;
-	read: boolean;
-	created: string;
-	updated: string;
-}
+export type Notification = Wire<"Notification">;
 
 type Key = keyof (typeof messages)["en"];
 type T = Translate<Key>;

@@ -21,14 +21,10 @@ import {
 	useLoad,
 } from "../../ui/index.ts";
 import { uiMessages } from "../../ui/messages.ts";
+import type { Wire } from "../../wire.ts";
 import { messages } from "./messages.ts";
 
-interface Passkey {
-	id: string;
-	name: string;
-	created: string;
-	lastUsed: string | null;
-}
+type Passkey = Wire<"Passkey">;
 
 const passkeys = collection<Passkey>("passkeys");
 

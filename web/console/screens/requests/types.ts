@@ -1,6 +1,7 @@
 // Requests, templates and collected answers as docs/api.md "Requests" and the `requests` and
 // `templates` collections answer them, with the calls the screens make.
 import { ApiError, collection, type ListPage, request } from "../../api.ts";
+import type { Wire, Answer as WireAnswer } from "../../wire.ts";
 
 export const ITEM_TYPES = ["text", "email", "phone", "date", "number", "url", "address", "file"] as const;
 export type ItemType = (typeof ITEM_TYPES)[number];
@@ -14,79 +15,20 @@ export interface TemplateItem {
 	description?: string;
 }
 
-export interface Template {
-	id: string;
-	name: string;
-	items: TemplateItem[];
-	created: string;
-	updated: string;
-}
+export type Template = Wire<"Template">;
 
-export interface DataRequest {
-	id: string;
-	workspace: string;
-	slug: string;
-	label: string;
-	status: "open" | "closed" | "expired";
-	items: TemplateItem[];
-	template: string | null;
-	requiresPassword: boolean;
-	requiresIdentifier: boolean;
-	requireHandshake: boolean;
-	allowExtraFields: boolean;
-	allowAnswerSignup: boolean;
-	/** At most this many answer-only accounts through the link (1 to 1000). */
-	answerSignupLimit: number;
-	/** Answer-only accounts made through the link so far. */
-	answerSignups: number;
-	identityScope: "any" | "from_root";
-	identity: string | null;
-	expiresAt: string | null;
-	callbackUrl: string | null;
-	created: string;
-	updated: string;
-}
+export type DataRequest = Wire<"Request">;
 
-export interface Identity {
-	id: string;
-	name: string;
-	fingerprint: string;
-	status: "active" | "revoked";
-}
+export type Identity = Wire<"Identity">;
 
 /** One answered key of an answer, read live through the answer's share. */
-export interface AnswerValue {
-	key: string;
-	label: string;
-	recordId: string;
-	type: "value" | "file";
-	value: string | null;
-	file: { name: string; type: string; size: number; sha256: string } | null;
-}
+export type AnswerValue = Answer["values"][number];
 
 /** An item of `GET /api/requests/{id}/links`. */
-export interface Answer {
-	responseId: string;
-	linkId: string;
-	slug: string;
-	remote: boolean;
-	server?: string;
-	status: string;
-	identity: string;
-	identifier: string;
-	senderName: string;
-	values: AnswerValue[];
-	created: string;
-	updated: string;
-}
+export type Answer = WireAnswer<"/api/requests/{id}/links", "get">["items"][number];
 
 /** `POST /api/requests/callback-test`. */
-export interface CallbackTest {
-	ok: boolean;
-	status: number;
-	code: "ok" | "blocked" | "unreachable" | "status";
-	detail: string;
-}
+export type CallbackTest = WireAnswer<"/api/requests/callback-test", "post">;
 
 export const requests = collection<DataRequest>("requests");
 export const templates = collection<Template>("templates");

@@ -1,70 +1,23 @@
 // Shares and their read log as docs/api.md "Shares" and the `links` and `linkReads` collections
 // answer them; the vault's records and sections the form picks from.
-import { SHARE_STATUSES, type ShareStatus, shareChanges } from "../../../../src/lib/share-status.ts";
+import { SHARE_STATUSES, shareChanges } from "../../../../src/lib/share-status.ts";
 import { ApiError, collection } from "../../api.ts";
+import type { Wire } from "../../wire.ts";
 
 export type { ShareStatus } from "../../../../src/lib/share-status.ts";
 export const STATUSES = SHARE_STATUSES;
 
-export interface Share {
-	id: string;
-	workspace: string;
-	/** Null only for API key callers; a session always reads it. */
-	slug: string | null;
-	label: string;
-	status: ShareStatus;
-	records: string[];
-	sections: string[];
-	requiresPassword: boolean;
-	viewCount: number;
-	maxViews: number | null;
-	expiresAt: string | null;
-	requireHandshake: boolean;
-	watermarked: boolean;
-	stamp: string | null;
-	purpose: "" | "application";
-	ref: string | null;
-	identity: string | null;
-	handedOver: boolean;
-	signInClient: string | null;
-	created: string;
-	updated: string;
-}
+/** A share as the `links` collection answers it. */
+export type Share = Wire<"Link">;
 
-export type ReadKind = "api" | "page" | "addressbook" | "file" | "archive" | "csv" | "vcard" | "ical";
+export type ReadKind = ShareRead["kind"];
 
-export interface ShareRead {
-	id: string;
-	link: string;
-	at: string;
-	kind: ReadKind;
-	view: number;
-	record: string | null;
-	readerFingerprint: string | null;
-}
+/** One read of a share, as the `linkReads` collection answers it. */
+export type ShareRead = Wire<"LinkRead">;
 
-export interface VaultRecord {
-	id: string;
-	key: string;
-	name: string;
-	type: "value" | "file";
-	section: string | null;
-	hidden: boolean;
-	file: { name: string; type: string; size: number; sha256: string } | null;
-}
-
-export interface Section {
-	id: string;
-	key: string;
-	name: string;
-	ordering: number;
-}
-
-export interface Identity {
-	id: string;
-	name: string;
-	status: "active" | "revoked";
-}
+export type VaultRecord = Wire<"VaultRecord">;
+export type Section = Wire<"Section">;
+export type Identity = Wire<"Identity">;
 
 export const shares = collection<Share>("links");
 export const shareReads = collection<ShareRead>("linkReads");

@@ -1,5 +1,6 @@
 // Templates as the `templates` collection answers them (docs/api.md "Templates").
 import { collection } from "../../api.ts";
+import type { Wire } from "../../wire.ts";
 
 export const ITEM_TYPES = ["text", "email", "phone", "date", "number", "url", "address", "file"] as const;
 export type ItemType = (typeof ITEM_TYPES)[number];
@@ -14,13 +15,7 @@ export interface TemplateItem {
 	description?: string;
 }
 
-export interface Template {
-	id: string;
-	name: string;
-	items: TemplateItem[];
-	created: string;
-	updated: string;
-}
+export type Template = Wire<"Template">;
 
 export const templates = collection<Template>("templates");
 

@@ -1,5 +1,6 @@
 // The vault's records and sections as the collections API answers them (docs/api.md "Vault").
 import { ApiError, collection } from "../../api.ts";
+import type { Wire } from "../../wire.ts";
 
 export interface FileInfo {
 	name: string;
@@ -8,30 +9,9 @@ export interface FileInfo {
 	sha256: string;
 }
 
-export interface VaultRecord {
-	id: string;
-	key: string;
-	name: string;
-	type: "value" | "file";
-	/** For an alias, its target's current value; null for a file. */
-	value: string | null;
-	section: string | null;
-	hidden: boolean;
-	alias: string | null;
-	file: FileInfo | null;
-	version: number;
-	created: string;
-	updated: string;
-}
+export type VaultRecord = Wire<"VaultRecord">;
 
-export interface Section {
-	id: string;
-	key: string;
-	name: string;
-	ordering: number;
-	created: string;
-	updated: string;
-}
+export type Section = Wire<"Section">;
 
 export const records = collection<VaultRecord>("records");
 export const sections = collection<Section>("sections");

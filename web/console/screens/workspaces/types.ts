@@ -1,15 +1,7 @@
 // A workspace as the `workspaces` collection answers it (docs/api.md "Workspaces").
 import { collection } from "../../api.ts";
+import type { Wire } from "../../wire.ts";
 
-export interface Workspace {
-	id: string;
-	name: string;
-	owner: string;
-	personal: boolean;
-	role: "owner" | "admin" | "member" | "viewer";
-	active: boolean;
-	created: string;
-	updated: string;
-}
+export type Workspace = Wire<"Workspace">;
 
 export const workspaces = collection<Workspace>("workspaces");
