@@ -27,32 +27,19 @@ export async function backgroundWork(
 	const { config, store, clock, log } = app;
 	const { db, dialect } = store;
 	const closers: (() => Promise<void>)[] = [() => opts.callbacks.close()];
+	// Built once: a pass runs every second on every node.
+	const deliveries = { db, dialect, client: opts.callbacks, log };
+	const peerEvents = {
+		db,
+		dialect,
+		domain: config.domain,
+		rootKey: app.rootKey,
+		peer: () => ({ dnsServers: config.dnsServers, peerOverrides: config.peerOverrides, now: clock.now() }),
+		log,
+	};
 	const passes: DrainPass[] = [
-		{
-			name: "callbacks",
-			cap: MAX_PER_DRAIN,
-			run: (now) => drainOnce({ db, dialect, client: opts.callbacks, log }, now),
-		},
-		{
-			name: "peer events",
-			cap: PEER_EVENTS_PER_PASS,
-			run: (now) =>
-				drainPeerEvents(
-					{
-						db,
-						dialect,
-						domain: config.domain,
-						rootKey: app.rootKey,
-						peer: () => ({
-							dnsServers: config.dnsServers,
-							peerOverrides: config.peerOverrides,
-							now: clock.now(),
-						}),
-						log,
-					},
-					now,
-				),
-		},
+		{ name: "callbacks", cap: MAX_PER_DRAIN, run: (now) => drainOnce(deliveries, now) },
+		{ name: "peer events", cap: PEER_EVENTS_PER_PASS, run: (now) => drainPeerEvents(peerEvents, now) },
 	];
 	if (app.mail) {
 		const { pass, close } = await mailPass(app, app.mail, opts.smtpTimeouts);

@@ -8,12 +8,16 @@ import type { Database } from "../../../db/schema.ts";
 export function hiddenForMembers(eb: ExpressionBuilder<Database, "records">) {
 	return eb.or([
 		eb("records.hidden", "=", 1),
-		eb.exists(
-			eb
-				.selectFrom("records as target")
-				.select("target.id")
-				.whereRef("target.id", "=", "records.alias")
-				.where("target.hidden", "=", 1),
-		),
+		// Only an alias looks its target up: most records are none.
+		eb.and([
+			eb("records.alias", "is not", null),
+			eb.exists(
+				eb
+					.selectFrom("records as target")
+					.select("target.id")
+					.whereRef("target.id", "=", "records.alias")
+					.where("target.hidden", "=", 1),
+			),
+		]),
 	]);
 }

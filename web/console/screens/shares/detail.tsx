@@ -4,6 +4,7 @@
 // table allows; revoke after a confirm), edit and make a copy, its gates, what it names, and its
 // read log.
 import { useEffect, useRef, useState } from "preact/hooks";
+import { shareChanges } from "../../../../src/lib/share-status.ts";
 import { ApiError } from "../../api.ts";
 import { useT } from "../../i18n/index.ts";
 import { Link } from "../../router.ts";
@@ -26,7 +27,7 @@ import { ViewCount } from "./list.tsx";
 import { messages } from "./messages.ts";
 import { QrCode } from "./qr-code.tsx";
 import { ReadLog } from "./read-log.tsx";
-import { records, type Share, sections, shareApiUrl, shares, shareUrl, transitions } from "./types.ts";
+import { records, type Share, sections, shareApiUrl, shares, shareUrl } from "./types.ts";
 
 /** How often the status, views and read log are read again while the page is visible. */
 const POLL_MS = 5000;
@@ -146,7 +147,8 @@ function Loaded({
 	const [busy, setBusy] = useState(false);
 	const [error, setError] = useState<unknown>(null);
 	const [revoking, setRevoking] = useState(false);
-	const allowed = transitions(share.status);
+	// The server's own transition table (docs/api.md "Status and transitions").
+	const allowed = shareChanges(share.status);
 	const title = share.label || t("untitled");
 
 	async function setStatus(status: "active" | "paused" | "revoked") {

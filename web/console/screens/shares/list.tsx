@@ -1,6 +1,7 @@
 // The workspace's shares, newest first: label (to its page), status, views against the cap,
 // expiry and creation; filtered by status on the server (`filter=status="…"`).
 import { useState } from "preact/hooks";
+import { SHARE_STATUSES } from "../../../../src/lib/share-status.ts";
 import { formatNumber, useLocale, useT } from "../../i18n/index.ts";
 import { Link } from "../../router.ts";
 import { hasScope } from "../../session.ts";
@@ -17,7 +18,7 @@ import {
 } from "../../ui/index.ts";
 import { uiMessages } from "../../ui/messages.ts";
 import { messages } from "./messages.ts";
-import { type Share, type ShareStatus, STATUSES, shares } from "./types.ts";
+import { type Share, type ShareStatus, shares } from "./types.ts";
 
 /** "1 of 2", or the count alone when there is no cap. */
 export function ViewCount({ share }: { share: Share }) {
@@ -60,10 +61,10 @@ export function ShareList() {
 				<SelectField
 					label={t("filter")}
 					value={status}
-					onChange={(v) => setStatus(STATUSES.find((s) => s === v) ?? "")}
+					onChange={(v) => setStatus(SHARE_STATUSES.find((s) => s === v) ?? "")}
 					options={[
 						{ value: "", label: t("filterAll") },
-						...STATUSES.map((s) => ({ value: s, label: ui(`status_${s}`) })),
+						...SHARE_STATUSES.map((s) => ({ value: s, label: ui(`status_${s}`) })),
 					]}
 				/>
 			</div>

@@ -1,11 +1,9 @@
 // Shares and their read log as docs/api.md "Shares" and the `links` and `linkReads` collections
 // answer them; the vault's records and sections the form picks from.
-import { SHARE_STATUSES, shareChanges } from "../../../../src/lib/share-status.ts";
 import { ApiError, collection } from "../../api.ts";
 import type { Wire } from "../../wire.ts";
 
 export type { ShareStatus } from "../../../../src/lib/share-status.ts";
-export const STATUSES = SHARE_STATUSES;
 
 /** A share as the `links` collection answers it. */
 export type Share = Wire<"Link">;
@@ -24,9 +22,6 @@ export const shareReads = collection<ShareRead>("linkReads");
 export const records = collection<VaultRecord>("records");
 export const sections = collection<Section>("sections");
 export const identities = collection<Identity>("identities");
-
-/** What a status may change to: the server's own table (docs/api.md "Status and transitions"). */
-export const transitions = shareChanges;
 
 /** The share page people open: `/s/{slug}` on this server's own origin. */
 export function shareUrl(slug: string): string {
